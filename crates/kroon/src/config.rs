@@ -1,0 +1,106 @@
+//! Settings: the embedded `engine.toml`, then a user file, then command-line flags, merged as TOML
+//! tables and deserialized once.
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+const DEFAULTS: &str = include_str!("../../../engine.toml");
+
+/// Every setting Kroon has.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Rules and search.
+    pub engine: EngineConfig,
+    /// DamExchange.
+    pub dxp: DxpConfig,
+    /// Logging.
+    pub log: LogConfig,
+}
+
+/// Rules and search settings.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EngineConfig {
+    /// Variant name (Hub spelling).
+    pub variant: String,
+    /// Search threads.
+    pub threads: usize,
+    /// Transposition table in MiB.
+    pub hash: usize,
+    /// Pondering allowed.
+    pub ponder: bool,
+}
+
+/// DXP settings.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DxpConfig {
+    /// Listening address.
+    pub listen: String,
+    /// Name sent to the peer.
+    pub name: String,
+}
+
+/// Log settings.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LogConfig {
+    /// tracing filter.
+    pub level: String,
+    /// Log file, empty for standard error.
+    pub file: String,
+}
+
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+impl Config {
+    /// The embedded defaults, overridden by `user` (a TOML file) when given.
+    pub fn load(user: Option<&Path>) -> Result<Config> {
+        let mut table: toml::Table = DEFAULTS.parse().context("embedded engine.toml")?;
+        if let Some(path) = user {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let over: toml::Table = text
+                .parse()
+                .with_context(|| format!("parsing {}", path.display()))?;
+            merge(&mut table, over);
+        }
+        toml::Value::Table(table).try_into().context("settings")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_defaults_parse() {
+        let c = Config::load(None).unwrap();
+        assert_eq!(c.engine.variant, "normal");
+        assert_eq!(c.dxp.listen, "127.0.0.1:27531");
+    }
+
+    #[test]
+    fn user_file_overrides_one_key() {
+        let dir = std::env::temp_dir().join(format!("kroon-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("user.toml");
+        std::fs::write(&f, "[engine]\nthreads = 2\n").unwrap();
+        let c = Config::load(Some(&f)).unwrap();
+        assert_eq!(c.engine.threads, 2);
+        assert_eq!(c.engine.hash, 64);
+        std::fs::write(&f, "[engine]\nthreadz = 2\n").unwrap();
+        assert!(Config::load(Some(&f)).is_err());
+    }
+}

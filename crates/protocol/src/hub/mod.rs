@@ -1,0 +1,8 @@
+//! Hub v2, the line protocol between a draughts GUI and the engine (Scan 3.1 `protocol.txt`).
+
+pub mod codec;
+
+pub use codec::{
+    parse, parse_reply, tokenize, Arg, GoMode, HubCommand, HubError, HubReply, Info, Level,
+    ParamKind, Tokens,
+};

@@ -1,0 +1,336 @@
+//! Position text: PDN FEN (`W:W31-50:B1-20`), the Hub position string (`W` + one char per field)
+//! and the DXP board string (one char per field, `w`/`z` men, `W`/`Z` kings, `e` empty).
+
+use crate::bitboard::Bitboard;
+use crate::position::{Colour, Position};
+use crate::variant::Variant;
+
+/// Why a position text was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    /// Nothing to read.
+    #[error("empty position text")]
+    Empty,
+    /// The side to move is not `W` or `B`.
+    #[error("side to move must be W or B, found `{0}`")]
+    BadTurn(String),
+    /// A piece list does not start with `W` or `B`.
+    #[error("piece list must start with W or B, found `{0}`")]
+    BadColour(String),
+    /// A field is not a number.
+    #[error("bad field `{0}`")]
+    BadField(String),
+    /// A field number the board does not have.
+    #[error("field {0} is not on the board (1-{1})")]
+    FieldOutOfRange(u32, u8),
+    /// Two pieces on one field.
+    #[error("field {0} is given twice")]
+    Occupied(u32),
+    /// A man standing on the row where it would have been crowned.
+    #[error("a man on field {0} should have been crowned")]
+    ManOnLastRow(u32),
+    /// The Hub or DXP string has the wrong number of squares.
+    #[error("expected {expected} squares, found {found}")]
+    WrongLength {
+        /// Squares of the board.
+        expected: usize,
+        /// Squares given.
+        found: usize,
+    },
+    /// A character that is no square content.
+    #[error("unknown square character `{0}`")]
+    BadSquare(char),
+}
+
+/// Pieces gathered while reading, checked once at the end.
+struct Setup {
+    variant: Variant,
+    white: Bitboard,
+    black: Bitboard,
+    kings: Bitboard,
+}
+
+impl Setup {
+    fn new(variant: Variant) -> Setup {
+        Setup {
+            variant,
+            white: Bitboard::EMPTY,
+            black: Bitboard::EMPTY,
+            kings: Bitboard::EMPTY,
+        }
+    }
+
+    fn put(&mut self, field: u32, colour: Colour, king: bool) -> Result<(), FenError> {
+        let g = self.variant.geometry();
+        let sq = g
+            .square(field)
+            .ok_or(FenError::FieldOutOfRange(field, g.fields))?;
+        if (self.white | self.black).has(sq) {
+            return Err(FenError::Occupied(field));
+        }
+        match colour {
+            Colour::White => self.white = self.white.with(sq),
+            Colour::Black => self.black = self.black.with(sq),
+        }
+        if king {
+            self.kings = self.kings.with(sq);
+        }
+        Ok(())
+    }
+
+    fn finish(self, turn: Colour) -> Result<Position, FenError> {
+        let g = self.variant.geometry();
+        let bad =
+            (self.white & !self.kings & g.top_row) | (self.black & !self.kings & g.bottom_row);
+        if let Some(sq) = bad.first() {
+            return Err(FenError::ManOnLastRow(u32::from(g.field(sq))));
+        }
+        Ok(Position::from_parts(
+            self.variant,
+            self.white,
+            self.black,
+            self.kings,
+            turn,
+        ))
+    }
+}
+
+fn parse_turn(s: &str) -> Result<Colour, FenError> {
+    match s.trim() {
+        "W" | "w" => Ok(Colour::White),
+        "B" | "b" | "Z" | "z" => Ok(Colour::Black),
+        other => Err(FenError::BadTurn(other.to_owned())),
+    }
+}
+
+fn parse_number(s: &str) -> Result<u32, FenError> {
+    let t = s.trim();
+    if t.is_empty() || t.len() > 3 || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(FenError::BadField(s.to_owned()));
+    }
+    t.parse().map_err(|_| FenError::BadField(s.to_owned()))
+}
+
+/// Reads a PDN FEN such as `W:W31-50:B1-20` or `B:WK4,28:B12,K45.`: kings marked `K`, ranges `a-b`,
+/// an optional `[FEN "…"]` wrapper, quotes, a trailing dot and whitespace.
+///
+/// # Errors
+/// A `FenError` naming the first thing that is wrong.
+pub fn parse_fen(text: &str, variant: Variant) -> Result<Position, FenError> {
+    let mut t = text.trim();
+    if let Some(inner) = t.strip_prefix("[FEN").and_then(|r| r.strip_suffix(']')) {
+        t = inner.trim();
+    }
+    let t = t.trim_matches('"').trim().trim_end_matches('.').trim();
+    if t.is_empty() {
+        return Err(FenError::Empty);
+    }
+    let mut parts = t.split(':');
+    let turn = parse_turn(parts.next().unwrap_or_default())?;
+    let mut setup = Setup::new(variant);
+    for part in parts {
+        let part = part.trim();
+        let (colour, list) = match part.chars().next() {
+            Some('W' | 'w') => (Colour::White, &part[1..]),
+            Some('B' | 'b') => (Colour::Black, &part[1..]),
+            _ => return Err(FenError::BadColour(part.to_owned())),
+        };
+        for item in list.split(',') {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            let (king, body) = match item.strip_prefix(['K', 'k']) {
+                Some(rest) => (true, rest),
+                None => (false, item),
+            };
+            if let Some((a, b)) = body.split_once('-') {
+                let (a, b) = (parse_number(a)?, parse_number(b)?);
+                if a > b {
+                    return Err(FenError::BadField(item.to_owned()));
+                }
+                for f in a..=b {
+                    setup.put(f, colour, king)?;
+                }
+            } else {
+                setup.put(parse_number(body)?, colour, king)?;
+            }
+        }
+    }
+    setup.finish(turn)
+}
+
+/// Writes a PDN FEN: side to move, then White's and Black's pieces in field order, kings marked `K`.
+#[must_use]
+pub fn write_fen(pos: &Position) -> String {
+    let g = pos.variant().geometry();
+    let mut s = String::from(if pos.turn() == Colour::White {
+        "W"
+    } else {
+        "B"
+    });
+    for (c, letter) in [(Colour::White, ":W"), (Colour::Black, ":B")] {
+        s.push_str(letter);
+        let mut fields: Vec<(u8, bool)> = pos
+            .pieces(c)
+            .squares()
+            .map(|sq| (g.field(sq), pos.kings().has(sq)))
+            .collect();
+        fields.sort_unstable();
+        let list: Vec<String> = fields
+            .iter()
+            .map(|&(f, k)| if k { format!("K{f}") } else { f.to_string() })
+            .collect();
+        s.push_str(&list.join(","));
+    }
+    s
+}
+
+/// Reads the Hub position string: `W` or `B`, then one of `w b W B e` per field.
+///
+/// # Errors
+/// `FenError` on a wrong length or an unknown character.
+pub fn parse_hub(text: &str, variant: Variant) -> Result<Position, FenError> {
+    let t = text.trim();
+    let mut chars = t.chars();
+    let turn = match chars.next() {
+        None => return Err(FenError::Empty),
+        Some(c) => parse_turn(&c.to_string())?,
+    };
+    read_squares(chars.as_str(), variant, turn, ['w', 'b', 'W', 'B'])
+}
+
+/// Writes the Hub position string.
+#[must_use]
+pub fn write_hub(pos: &Position) -> String {
+    let turn = if pos.turn() == Colour::White {
+        'W'
+    } else {
+        'B'
+    };
+    std::iter::once(turn)
+        .chain(write_squares(pos, ['w', 'b', 'W', 'B']).chars())
+        .collect()
+}
+
+/// Reads a DXP board (50 chars of `e w z W Z`) with the side to move given apart (`W` or `Z`).
+///
+/// # Errors
+/// `FenError` on a wrong length, an unknown character or a bad side.
+pub fn parse_dxp(turn: char, board: &str, variant: Variant) -> Result<Position, FenError> {
+    read_squares(
+        board,
+        variant,
+        parse_turn(&turn.to_string())?,
+        ['w', 'z', 'W', 'Z'],
+    )
+}
+
+/// Writes a DXP board (without the side to move).
+#[must_use]
+pub fn write_dxp(pos: &Position) -> String {
+    write_squares(pos, ['w', 'z', 'W', 'Z'])
+}
+
+/// Characters for white man, black man, white king, black king; `e` is empty.
+fn read_squares(
+    text: &str,
+    variant: Variant,
+    turn: Colour,
+    set: [char; 4],
+) -> Result<Position, FenError> {
+    let g = variant.geometry();
+    let found = text.chars().count();
+    if found != usize::from(g.fields) {
+        return Err(FenError::WrongLength {
+            expected: usize::from(g.fields),
+            found,
+        });
+    }
+    let mut setup = Setup::new(variant);
+    for (i, c) in text.chars().enumerate() {
+        let field = i as u32 + 1;
+        match c {
+            'e' | 'E' | '.' => {}
+            c if c == set[0] => setup.put(field, Colour::White, false)?,
+            c if c == set[1] => setup.put(field, Colour::Black, false)?,
+            c if c == set[2] => setup.put(field, Colour::White, true)?,
+            c if c == set[3] => setup.put(field, Colour::Black, true)?,
+            c => return Err(FenError::BadSquare(c)),
+        }
+    }
+    setup.finish(turn)
+}
+
+fn write_squares(pos: &Position, set: [char; 4]) -> String {
+    let g = pos.variant().geometry();
+    (1..=u32::from(g.fields))
+        .map(|f| match g.square(f).and_then(|sq| pos.piece_at(sq)) {
+            None => 'e',
+            Some(p) => set[p.colour.index() + if p.king { 2 } else { 0 }],
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initial_position_in_every_format() {
+        let p = parse_fen("W:W31-50:B1-20", Variant::International).unwrap();
+        assert_eq!(p, Position::initial(Variant::International));
+        assert_eq!(
+            write_hub(&p),
+            format!("W{}{}{}", "b".repeat(20), "e".repeat(10), "w".repeat(20))
+        );
+        assert_eq!(
+            parse_hub(&write_hub(&p), Variant::International).unwrap(),
+            p
+        );
+        assert_eq!(
+            parse_dxp('W', &write_dxp(&p), Variant::International).unwrap(),
+            p
+        );
+    }
+
+    #[test]
+    fn fen_with_kings_wrapper_and_dot() {
+        let p = parse_fen(" [FEN \"B:WK4,28:B12,K45.\"] ", Variant::International).unwrap();
+        assert_eq!(write_fen(&p), "B:WK4,28:B12,K45");
+        assert_eq!(p.turn(), Colour::Black);
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let v = Variant::International;
+        assert_eq!(parse_fen("", v), Err(FenError::Empty));
+        assert_eq!(parse_fen("X:W31", v), Err(FenError::BadTurn("X".into())));
+        assert_eq!(
+            parse_fen("W:W31:Q2", v),
+            Err(FenError::BadColour("Q2".into()))
+        );
+        assert_eq!(
+            parse_fen("W:W51", v),
+            Err(FenError::FieldOutOfRange(51, 50))
+        );
+        assert_eq!(parse_fen("W:W31:B31", v), Err(FenError::Occupied(31)));
+        assert_eq!(parse_fen("W:W3x", v), Err(FenError::BadField("3x".into())));
+        assert_eq!(parse_fen("W:W3", v), Err(FenError::ManOnLastRow(3)));
+        assert_eq!(
+            parse_fen("W:W40-31", v),
+            Err(FenError::BadField("40-31".into()))
+        );
+        assert_eq!(
+            parse_hub("Wbb", v),
+            Err(FenError::WrongLength {
+                expected: 50,
+                found: 2
+            })
+        );
+        assert_eq!(
+            parse_hub(&format!("W{}", "q".repeat(50)), v),
+            Err(FenError::BadSquare('q'))
+        );
+    }
+}

@@ -1,0 +1,231 @@
+//! Captures (FMJD 4): men take forwards and backwards, kings at a distance; a piece is taken at most
+//! once and stays on the board, blocking, until the move ends; the majority rule is applied as each
+//! capture is added.
+
+use crate::bitboard::Bitboard;
+use crate::geometry::OFF;
+use crate::movelist::MoveList;
+use crate::mv::Move;
+use crate::position::{Colour, Position};
+use crate::square::Square;
+use crate::variant::Rules;
+
+/// Whether the side to move has a capture.
+#[must_use]
+pub fn has_capture(pos: &Position) -> bool {
+    crate::with_rules!(pos.variant(), R => has_capture_for::<R>(pos))
+}
+
+#[inline]
+pub(crate) fn has_capture_for<R: Rules>(pos: &Position) -> bool {
+    let g = R::GEO;
+    let empty = pos.empty();
+    let opp = pos.opp();
+    let own = pos.own();
+    let men = own & !pos.kings();
+    let dirs: &[usize] = if R::MEN_CAPTURE_BACKWARD {
+        &[0, 1, 2, 3]
+    } else if pos.turn() == Colour::White {
+        &[0, 1]
+    } else {
+        &[2, 3]
+    };
+    for &d in dirs {
+        if (g.shift(g.shift(men, d) & opp, d) & empty).any() {
+            return true;
+        }
+    }
+    let kings = own & pos.kings();
+    if kings.is_empty() {
+        return false;
+    }
+    for k in kings {
+        for d in 0..4 {
+            let mut t = g.step(k.index(), d);
+            if R::FLYING_KINGS {
+                while t != OFF && empty.0 & (1 << t) != 0 {
+                    t = g.step(t, d);
+                }
+            }
+            if t != OFF && opp.0 & (1 << t) != 0 {
+                let l = g.step(t, d);
+                if l != OFF && empty.0 & (1 << l) != 0 {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The state of one capture search: the moving piece's start, the board as the capturing piece sees
+/// it (its start square empty), and the best capture value found so far.
+struct Builder<'a, R: Rules, const KEEP: bool> {
+    out: &'a mut MoveList,
+    from: Square,
+    empty: u64,
+    opp: u64,
+    kings: u64,
+    promo: Bitboard,
+    man: bool,
+    best: u32,
+    _rules: std::marker::PhantomData<R>,
+}
+
+impl<R: Rules, const KEEP: bool> Builder<'_, R, KEEP> {
+    #[inline]
+    fn is_empty(&self, sq: u8) -> bool {
+        sq != OFF && self.empty & (1 << sq) != 0
+    }
+
+    #[inline]
+    fn capturable(&self, sq: u8, captured: u64) -> bool {
+        sq != OFF && (self.opp & !captured) & (1 << sq) != 0
+    }
+
+    /// Records a finished capture, keeping only the best under the majority rule.
+    fn add(&mut self, to: u8, captured: u64) {
+        let n = captured.count_ones();
+        if R::MAJORITY {
+            if n < self.best {
+                return;
+            }
+            if n > self.best {
+                self.best = n;
+                self.out.clear();
+            }
+        }
+        let to = Square::new(to);
+        let mv = Move {
+            from: self.from,
+            to,
+            captured: Bitboard(captured),
+            promotes: self.man && self.promo.has(to),
+        };
+        // Only captures of three or more pieces can be reached by two paths.
+        if !KEEP && n >= 3 && self.out.contains(&mv) {
+            return;
+        }
+        self.out.push(mv);
+    }
+
+    /// Captures by a man (or a short king) standing on `sq` after taking `captured`.
+    fn step_captures(&mut self, sq: u8, captured: u64, dirs: &[usize]) {
+        let g = R::GEO;
+        let mut found = false;
+        for &d in dirs {
+            let v = g.step(sq, d);
+            if self.capturable(v, captured) {
+                let l = g.step(v, d);
+                if self.is_empty(l) {
+                    found = true;
+                    self.step_captures(l, captured | 1 << v, dirs);
+                }
+            }
+        }
+        if !found && captured != 0 {
+            self.add(sq, captured);
+        }
+    }
+
+    /// The first piece a flying king on `sq` meets in direction `d`, if it can be taken.
+    #[inline]
+    fn victim(&self, sq: u8, d: usize, captured: u64) -> Option<u8> {
+        let g = R::GEO;
+        let mut t = g.step(sq, d);
+        while self.is_empty(t) {
+            t = g.step(t, d);
+        }
+        (self.capturable(t, captured) && self.is_empty(g.step(t, d))).then_some(t)
+    }
+
+    /// A flying king has just taken `v` moving in direction `d`; `captured` includes `v`.
+    /// It may land on any free square beyond, and from each it may turn; going on straight is
+    /// tried once, from the last free square, so that landing choices do not multiply paths.
+    fn king_after(&mut self, v: u8, d: usize, captured: u64) {
+        let g = R::GEO;
+        let first = g.step(v, d);
+        let mut last;
+        let mut found = false;
+        let mut l = first;
+        loop {
+            for d2 in [d ^ 1, d ^ 2] {
+                if let Some(v2) = self.victim(l, d2, captured) {
+                    found = true;
+                    self.king_after(v2, d2, captured | 1 << v2);
+                }
+            }
+            last = l;
+            l = g.step(l, d);
+            if !self.is_empty(l) {
+                break;
+            }
+        }
+        if self.capturable(l, captured) && self.is_empty(g.step(l, d)) {
+            found = true;
+            self.king_after(l, d, captured | 1 << l);
+        }
+        if !found {
+            if R::KILLER && self.kings & (1 << v) != 0 {
+                self.add(first, captured);
+                return;
+            }
+            let mut t = first;
+            loop {
+                self.add(t, captured);
+                if t == last {
+                    break;
+                }
+                t = g.step(t, d);
+            }
+        }
+    }
+}
+
+/// Every legal capture of the side to move into `out` (which the caller has cleared).
+pub(crate) fn generate<R: Rules, const KEEP: bool>(pos: &Position, out: &mut MoveList) {
+    let empty = pos.empty().0;
+    let opp = pos.opp().0;
+    let own = pos.own();
+    let kings = pos.kings();
+    let (promo, forward): (Bitboard, &[usize]) = match pos.turn() {
+        Colour::White => (R::GEO.top_row, &[0, 1]),
+        Colour::Black => (R::GEO.bottom_row, &[2, 3]),
+    };
+    let man_dirs: &[usize] = if R::MEN_CAPTURE_BACKWARD {
+        &[0, 1, 2, 3]
+    } else {
+        forward
+    };
+    let mut b = Builder::<R, KEEP> {
+        out,
+        from: Square::new(0),
+        empty,
+        opp,
+        kings: kings.0,
+        promo,
+        man: true,
+        best: 1,
+        _rules: std::marker::PhantomData,
+    };
+    for from in own & !kings {
+        b.from = from;
+        b.empty = empty | 1 << from.index();
+        b.man = true;
+        b.step_captures(from.index(), 0, man_dirs);
+    }
+    for from in own & kings {
+        b.from = from;
+        b.empty = empty | 1 << from.index();
+        b.man = false;
+        if R::FLYING_KINGS {
+            for d in 0..4 {
+                if let Some(v) = b.victim(from.index(), d, 0) {
+                    b.king_after(v, d, 1 << v);
+                }
+            }
+        } else {
+            b.step_captures(from.index(), 0, &[0, 1, 2, 3]);
+        }
+    }
+}

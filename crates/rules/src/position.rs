@@ -1,0 +1,289 @@
+//! `Position`: men, kings, colours and the side to move, with its Zobrist key; copy-make play.
+
+use crate::bitboard::Bitboard;
+use crate::movegen;
+use crate::movelist::MoveList;
+use crate::mv::Move;
+use crate::square::Square;
+use crate::variant::Variant;
+use crate::zobrist;
+use std::ops::Not;
+
+/// A side.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Colour {
+    /// White: starts on the high fields, moves first in international draughts.
+    White = 0,
+    /// Black.
+    Black = 1,
+}
+
+impl Not for Colour {
+    type Output = Colour;
+    #[inline]
+    fn not(self) -> Colour {
+        match self {
+            Colour::White => Colour::Black,
+            Colour::Black => Colour::White,
+        }
+    }
+}
+
+impl Colour {
+    /// 0 for White, 1 for Black.
+    #[inline]
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A piece kind of one side.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Piece {
+    /// Whose piece.
+    pub colour: Colour,
+    /// A king rather than a man.
+    pub king: bool,
+}
+
+/// A move that is not legal in the position it was played in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("illegal move {mv:?}")]
+pub struct IllegalMove {
+    /// The move that was refused.
+    pub mv: Move,
+}
+
+/// A position: where the pieces stand and who is to move. Small and `Copy`; `play` returns a new one.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Position {
+    pieces: [Bitboard; 2],
+    kings: Bitboard,
+    turn: Colour,
+    variant: Variant,
+    key: u64,
+}
+
+impl Position {
+    /// The initial position of a variant.
+    #[must_use]
+    pub fn initial(variant: Variant) -> Position {
+        let g = variant.geometry();
+        Position::from_parts(
+            variant,
+            g.initial[0],
+            g.initial[1],
+            Bitboard::EMPTY,
+            Colour::White,
+        )
+    }
+
+    /// A position from its pieces. The caller guarantees that the sets are disjoint where they must
+    /// be and lie on the board (the FEN readers check this).
+    #[must_use]
+    pub fn from_parts(
+        variant: Variant,
+        white: Bitboard,
+        black: Bitboard,
+        kings: Bitboard,
+        turn: Colour,
+    ) -> Position {
+        debug_assert!((white & black).is_empty());
+        debug_assert!((kings & !(white | black)).is_empty());
+        let mut pos = Position {
+            pieces: [white, black],
+            kings,
+            turn,
+            variant,
+            key: 0,
+        };
+        pos.key = pos.compute_key();
+        pos
+    }
+
+    /// The Zobrist key computed from scratch (equal to the incremental `key`).
+    #[must_use]
+    pub fn compute_key(&self) -> u64 {
+        let mut k = if self.turn == Colour::Black {
+            zobrist::BLACK_TO_MOVE
+        } else {
+            0
+        };
+        for c in 0..2 {
+            for sq in self.pieces[c] {
+                k ^= zobrist::PIECE[zobrist::kind(c, self.kings.has(sq))][sq.index() as usize];
+            }
+        }
+        k
+    }
+
+    /// The variant whose rules apply.
+    #[inline]
+    #[must_use]
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+    /// The side to move.
+    #[inline]
+    #[must_use]
+    pub fn turn(&self) -> Colour {
+        self.turn
+    }
+    /// The Zobrist key (pieces and side to move).
+    #[inline]
+    #[must_use]
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+    /// All pieces of a side.
+    #[inline]
+    #[must_use]
+    pub fn pieces(&self, c: Colour) -> Bitboard {
+        self.pieces[c.index()]
+    }
+    /// All kings, both sides.
+    #[inline]
+    #[must_use]
+    pub fn kings(&self) -> Bitboard {
+        self.kings
+    }
+    /// All men, both sides.
+    #[inline]
+    #[must_use]
+    pub fn men(&self) -> Bitboard {
+        self.all() & !self.kings
+    }
+    /// Every occupied square.
+    #[inline]
+    #[must_use]
+    pub fn all(&self) -> Bitboard {
+        self.pieces[0] | self.pieces[1]
+    }
+    /// The empty playable squares.
+    #[inline]
+    #[must_use]
+    pub fn empty(&self) -> Bitboard {
+        self.variant.geometry().mask & !self.all()
+    }
+    /// The side to move's pieces.
+    #[inline]
+    #[must_use]
+    pub fn own(&self) -> Bitboard {
+        self.pieces[self.turn.index()]
+    }
+    /// The opponent's pieces.
+    #[inline]
+    #[must_use]
+    pub fn opp(&self) -> Bitboard {
+        self.pieces[1 - self.turn.index()]
+    }
+    /// The piece on a square, if any.
+    #[must_use]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        let king = self.kings.has(sq);
+        if self.pieces[0].has(sq) {
+            Some(Piece {
+                colour: Colour::White,
+                king,
+            })
+        } else if self.pieces[1].has(sq) {
+            Some(Piece {
+                colour: Colour::Black,
+                king,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// The position after `mv`, which must be legal here (checked in debug builds only; see `try_play`).
+    #[must_use]
+    #[inline]
+    pub fn play(&self, mv: &Move) -> Position {
+        let us = self.turn.index();
+        let them = 1 - us;
+        debug_assert!(
+            self.pieces[us].has(mv.from),
+            "no piece of the side to move on {:?}",
+            mv.from
+        );
+        debug_assert!((mv.captured & !self.pieces[them]).is_empty());
+        let mut next = *self;
+        let was_king = self.kings.has(mv.from);
+        let becomes_king = was_king || mv.promotes;
+        next.pieces[us] = next.pieces[us].without(mv.from).with(mv.to);
+        let mut key = self.key ^ zobrist::BLACK_TO_MOVE;
+        key ^= zobrist::PIECE[zobrist::kind(us, was_king)][mv.from.index() as usize];
+        key ^= zobrist::PIECE[zobrist::kind(us, becomes_king)][mv.to.index() as usize];
+        if mv.captured.any() {
+            for sq in mv.captured {
+                key ^= zobrist::PIECE[zobrist::kind(them, self.kings.has(sq))][sq.index() as usize];
+            }
+            next.pieces[them] &= !mv.captured;
+            next.kings &= !mv.captured;
+        }
+        next.kings = next.kings.without(mv.from);
+        if becomes_king {
+            next.kings = next.kings.with(mv.to);
+        }
+        next.turn = !self.turn;
+        next.key = key;
+        next
+    }
+
+    /// The position after `mv` if it is legal here.
+    ///
+    /// # Errors
+    /// `IllegalMove` when `mv` is not one of the legal moves.
+    pub fn try_play(&self, mv: &Move) -> Result<Position, IllegalMove> {
+        if self.legal_moves().contains(mv) {
+            Ok(self.play(mv))
+        } else {
+            Err(IllegalMove { mv: *mv })
+        }
+    }
+
+    /// The legal moves (duplicate capture paths dropped).
+    #[must_use]
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        movegen::generate(self, &mut list);
+        list
+    }
+
+    /// The same position with colours swapped and the board turned round (for symmetry tests).
+    #[must_use]
+    pub fn flipped(&self) -> Position {
+        let g = self.variant.geometry();
+        let turn = |b: Bitboard| {
+            let mut r = Bitboard::EMPTY;
+            for sq in b {
+                let f = u32::from(g.field(sq));
+                if let Some(t) = g.square(u32::from(g.fields) + 1 - f) {
+                    r = r.with(t);
+                }
+            }
+            r
+        };
+        Position::from_parts(
+            self.variant,
+            turn(self.pieces[1]),
+            turn(self.pieces[0]),
+            turn(self.kings),
+            !self.turn,
+        )
+    }
+
+    /// The same pieces with the other side to move.
+    #[must_use]
+    pub fn with_turn(&self, turn: Colour) -> Position {
+        Position::from_parts(
+            self.variant,
+            self.pieces[0],
+            self.pieces[1],
+            self.kings,
+            turn,
+        )
+    }
+}

@@ -1,0 +1,38 @@
+//! Zobrist keys, built at compile time from a fixed seed.
+
+/// Keys per piece kind (white man, white king, black man, black king) and square index.
+pub const PIECE: [[u64; 64]; 4] = build();
+/// Key toggled when Black is to move.
+pub const BLACK_TO_MOVE: u64 = splitmix(0x6b72_6f6f_6e00_0002).1;
+
+const fn splitmix(state: u64) -> (u64, u64) {
+    let s = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (s, z ^ (z >> 31))
+}
+
+const fn build() -> [[u64; 64]; 4] {
+    let mut keys = [[0u64; 64]; 4];
+    let mut state = 0x6b72_6f6f_6e00_0001u64;
+    let mut k = 0;
+    while k < 4 {
+        let mut sq = 0;
+        while sq < 64 {
+            let (s, v) = splitmix(state);
+            state = s;
+            keys[k][sq] = v;
+            sq += 1;
+        }
+        k += 1;
+    }
+    keys
+}
+
+/// Index into `PIECE` for a piece of `colour` (0 white, 1 black), man or king.
+#[inline]
+#[must_use]
+pub const fn kind(colour: usize, king: bool) -> usize {
+    colour * 2 + king as usize
+}

@@ -1,0 +1,193 @@
+//! Rule tests, one per FMJD article they pin down, each with the exact legal set.
+
+use kroon_rules::{
+    endgame_rule, has_capture, notation, parse_fen, parse_move, DrawReason, EndgameRule, Game,
+    Outcome, Variant,
+};
+
+fn legal(fen: &str) -> Vec<String> {
+    let pos = parse_fen(fen, Variant::International).unwrap();
+    let mut v: Vec<String> = pos
+        .legal_moves()
+        .iter()
+        .map(|m| notation::long(m, pos.variant()))
+        .collect();
+    v.sort();
+    v
+}
+
+fn assert_legal(fen: &str, want: &[&str]) {
+    let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(legal(fen), want, "{fen}");
+}
+
+#[test] // FMJD 3.5: a man moves one square diagonally forward
+fn art_3_5_men_move_forward_only() {
+    assert_legal("W:W33:B1", &["33-28", "33-29"]);
+    assert_legal("B:W50:B18", &["18-22", "18-23"]);
+    assert_legal("W:W36:B1", &["36-31"]);
+}
+
+#[test] // FMJD 3.9: a king moves any distance along a free diagonal
+fn art_3_9_king_slides_until_blocked() {
+    assert_legal(
+        "W:WK46:B5",
+        &[
+            "46-41", "46-37", "46-32", "46-28", "46-23", "46-19", "46-14", "46-10",
+        ],
+    );
+}
+
+#[test] // FMJD 4.1: capturing is compulsory
+fn art_4_1_capture_is_compulsory() {
+    assert_legal("W:W32,38:B27", &["32x21x27"]);
+}
+
+#[test] // FMJD 4.2: a man captures backwards too
+fn art_4_2_man_captures_backwards() {
+    assert_legal("W:W22:B28", &["22x33x28"]);
+}
+
+#[test] // FMJD 4.3: a king captures at a distance and lands on any free square beyond
+fn art_4_3_king_captures_at_a_distance() {
+    assert_legal(
+        "W:WK46:B28",
+        &["46x23x28", "46x19x28", "46x14x28", "46x10x28", "46x5x28"],
+    );
+}
+
+#[test] // FMJD 4.5: a capture goes on while there are pieces to take
+fn art_4_5_multiple_capture() {
+    assert_legal("W:W28:B23,13", &["28x8x13x23"]);
+}
+
+#[test] // FMJD 4.8: the capture that takes the most pieces is compulsory
+fn art_4_8_majority_rule() {
+    assert_legal("W:W32,42:B27,37", &["42x22x27x37"]);
+}
+
+#[test] // FMJD 4.9: a king counts as one piece; there is no precedence of kings
+fn art_4_9_king_counts_as_one_piece() {
+    assert_legal("W:W32,33:BK27,29", &["32x21x27", "33x24x29"]);
+}
+
+#[test] // FMJD 4.11: a piece is jumped only once and stays on the board until the capture ends
+fn art_4_11_captured_pieces_block_until_the_end() {
+    // The king takes 28 and 19 via 23/14 but cannot take 28 again; the paths through the circuit end
+    // where the remaining pieces block, not by jumping a taken piece twice.
+    let moves = legal("W:WK46:B28,19,18,29");
+    for m in &moves {
+        let caps: Vec<&str> = m.split('x').skip(2).collect();
+        let mut uniq = caps.clone();
+        uniq.sort();
+        uniq.dedup();
+        assert_eq!(uniq.len(), caps.len(), "{m}");
+    }
+    assert!(!moves.is_empty());
+}
+
+#[test] // FMJD 4.13 / 5.1: a man that passes the far row during a capture and leaves it stays a man
+fn art_5_1_promotion_only_at_the_end_of_the_move() {
+    let pos = parse_fen("W:W13:B8,7", Variant::International).unwrap();
+    let mv = parse_move(&pos, "13x11").unwrap();
+    assert!(!mv.promotes);
+    let next = pos.play(&mv);
+    assert!(next.kings().is_empty());
+    let pos = parse_fen("W:W13:B8", Variant::International).unwrap();
+    let mv = parse_move(&pos, "13x2").unwrap();
+    assert!(mv.promotes);
+    assert_eq!(pos.play(&mv).kings().count(), 1);
+}
+
+#[test] // Duplicates: paths over the same pieces from the same square to the same square are one move
+fn two_paths_over_the_same_pieces_are_one_move() {
+    assert_legal(
+        "W:WK6,K29:B43,33,7,11,34,26,24,32",
+        &[
+            "6x37x11x24x32x33x34",
+            "6x41x11x24x32x33x34",
+            "6x46x11x24x32x33x34",
+        ],
+    );
+}
+
+#[test] // FMJD 6.1: the third occurrence of a position is a draw
+fn art_6_1_threefold_repetition() {
+    let mut g = Game::new(parse_fen("W:WK46:BK1", Variant::International).unwrap());
+    for _ in 0..2 {
+        for t in ["46-41", "1-7", "41-46", "7-1"] {
+            assert_eq!(g.outcome(), None);
+            let mv = parse_move(g.position(), t).unwrap();
+            g.play(&mv).unwrap();
+        }
+    }
+    assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::Repetition)));
+}
+
+/// Plays king moves that capture nothing, leave the opponent no capture and repeat as little as
+/// possible, until the game ends or `max` plies are played.
+fn walk_kings(g: &mut Game, max: usize) -> usize {
+    let mut plies = 0;
+    while g.outcome().is_none() && plies < max {
+        let pos = *g.position();
+        let mv = *pos
+            .legal_moves()
+            .iter()
+            .filter(|m| pos.kings().has(m.from) && !m.is_capture())
+            .min_by_key(|m| {
+                let next = pos.play(m);
+                (
+                    has_capture(&next),
+                    g.positions().iter().filter(|p| **p == next).count(),
+                )
+            })
+            .expect("a quiet king move");
+        g.play(&mv).unwrap();
+        plies += 1;
+    }
+    plies
+}
+
+#[test] // FMJD 6.2: 25 moves each of kings only, without capture
+fn art_6_2_twenty_five_king_moves() {
+    let mut g = Game::new(parse_fen("W:WK47,K48:BK3,K4", Variant::International).unwrap());
+    assert_eq!(walk_kings(&mut g, 60), 50);
+    assert_eq!(g.king_plies(), 50);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::TwentyFiveMoves))
+    );
+}
+
+#[test] // FMJD 6.3 and 6.4: the endgame rules and which material they cover
+fn art_6_3_and_6_4_endgame_rules() {
+    let rule = |fen| endgame_rule(&parse_fen(fen, Variant::International).unwrap());
+    assert_eq!(rule("W:WK1,K2,K3:BK50"), Some(EndgameRule::Sixteen));
+    assert_eq!(rule("W:WK1,K2,30:BK50"), Some(EndgameRule::Sixteen));
+    assert_eq!(rule("W:WK1,30,31:BK50"), Some(EndgameRule::Sixteen));
+    assert_eq!(rule("B:WK1,K2:BK50"), Some(EndgameRule::Five));
+    assert_eq!(rule("W:WK1,30:BK50"), Some(EndgameRule::Five));
+    assert_eq!(rule("W:WK1:BK50"), Some(EndgameRule::Five));
+    assert_eq!(rule("W:WK50:BK1,K2,K3"), Some(EndgameRule::Sixteen));
+    assert_eq!(rule("W:WK1,K2,K3,K4:BK50"), None);
+    assert_eq!(rule("W:W30,31,32:BK50"), None);
+    assert_eq!(rule("W:WK1,K2:B45"), None);
+}
+
+#[test] // FMJD 6.4: five moves each in two kings against one
+fn art_6_4_five_moves_in_two_kings_against_one() {
+    let mut g = Game::new(parse_fen("W:WK47,K48:BK3", Variant::International).unwrap());
+    assert_eq!(walk_kings(&mut g, 60), 10);
+    assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::FiveMoves)));
+}
+
+#[test] // FMJD 1.3 / 6: a side without a legal move loses
+fn no_legal_move_loses() {
+    let g = Game::new(parse_fen("B:W31,32:B", Variant::International).unwrap());
+    assert_eq!(g.outcome(), Some(Outcome::Win(kroon_rules::Colour::White)));
+    let g = Game::new(parse_fen("W:W46:B41,37", Variant::International).unwrap());
+    assert_eq!(g.outcome(), Some(Outcome::Win(kroon_rules::Colour::Black)));
+    let g = Game::new(parse_fen("W:W46:B41,37", Variant::Losing).unwrap());
+    assert_eq!(g.outcome(), Some(Outcome::Win(kroon_rules::Colour::White)));
+}

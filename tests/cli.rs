@@ -1,0 +1,89 @@
+//! The command line, run as a user would: perft, moves, show, and errors on bad input.
+
+use std::process::{Command, Output};
+
+fn kroon(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kroon"))
+        .args(args)
+        .output()
+        .expect("run kroon")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn perft_counts_and_reports_speed() {
+    let o = kroon(&["perft", "--depth", "6"]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    assert!(s.contains("nodes 167140"), "{s}");
+    assert!(s.contains("mnps "), "{s}");
+    let o = kroon(&["perft", "--depth", "6", "--threads", "2"]);
+    assert!(stdout(&o).contains("nodes 167140"));
+}
+
+#[test]
+fn perft_divide_lists_each_move() {
+    let o = kroon(&[
+        "perft",
+        "--fen",
+        "W:W31-50:B1-20",
+        "--depth",
+        "2",
+        "--divide",
+    ]);
+    let s = stdout(&o);
+    assert!(s.contains("32-28 9\n"), "{s}");
+    assert_eq!(s.lines().filter(|l| l.ends_with(" 9")).count(), 9);
+    assert!(s.contains("nodes 81"));
+}
+
+#[test]
+fn perft_keep_duplicates_counts_every_path() {
+    let fen = "W:B16,17,18,19,20:W31,32,33,34,35";
+    assert!(stdout(&kroon(&["perft", "--fen", fen, "--depth", "9"])).contains("nodes 1008313"));
+    assert!(stdout(&kroon(&[
+        "perft",
+        "--fen",
+        fen,
+        "--depth",
+        "9",
+        "--keep-duplicates"
+    ]))
+    .contains("nodes 1008317"));
+}
+
+#[test]
+fn moves_in_long_notation() {
+    let o = kroon(&["moves", "--fen", "W:W28:B23,13"]);
+    assert_eq!(stdout(&o), "28x8x13x23\n");
+    let o = kroon(&["moves"]);
+    assert_eq!(stdout(&o).lines().count(), 9);
+}
+
+#[test]
+fn show_draws_the_board() {
+    let s = stdout(&kroon(&["show", "--fen", "B:WK4,28:B12,K45"]));
+    assert!(s.contains("Black to move"), "{s}");
+    assert!(s.contains(" W"), "{s}");
+    assert!(s.contains("B:WK4,28:B12,K45"), "{s}");
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    for args in [
+        &["moves", "--fen", "W:W51"][..],
+        &["show", "--fen", "garbage"],
+        &["perft", "--fen", "W:W31:B31", "--depth", "2"],
+        &["moves", "--variant", "chess"],
+        &["perft", "--depth", "2", "--threads", "0"],
+    ] {
+        let o = kroon(args);
+        assert!(!o.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.starts_with("kroon: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
