@@ -1,16 +1,21 @@
 //! Kroon, a draughts engine: the command line.
 
+mod analyse;
+mod bench;
 mod board;
 mod config;
+mod dxp_main;
+mod hub_main;
 mod logging;
 mod perft;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use kroon_rules::{divide, notation, parse_fen, Duplicates, Position, Variant};
+use kroon_search::Limits;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -64,6 +69,39 @@ enum Command {
         #[arg(long, conflicts_with = "fen")]
         batch: bool,
     },
+    /// Analyse a position: one line per iteration, then the best move.
+    Analyse {
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Moves played from the position, e.g. "32-28 19-23".
+        #[arg(long)]
+        moves: Option<String>,
+        /// Search to this depth.
+        #[arg(long, conflicts_with_all = ["time", "nodes"])]
+        depth: Option<u32>,
+        /// Search this many seconds.
+        #[arg(long, conflicts_with = "nodes")]
+        time: Option<f64>,
+        /// Search about this many nodes.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Search threads (default: from the settings).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Transposition table in MiB (default: from the settings).
+        #[arg(long)]
+        hash: Option<usize>,
+    },
+    /// Search a fixed set of positions on one thread with a fresh table: node count and speed.
+    Bench {
+        /// Depth of each search.
+        #[arg(long, default_value_t = bench::DEFAULT_DEPTH)]
+        depth: u32,
+    },
+    /// Speak the Hub protocol (v2) on standard input and output.
+    Hub,
+    /// Play engine-vs-engine games over DXP (DamExchange) on TCP.
+    Dxp(dxp_main::DxpArgs),
     /// Print a board diagram with field numbers.
     Show {
         #[command(flatten)]
@@ -163,6 +201,40 @@ fn run() -> Result<()> {
                 }
             }
         }
+        Command::Analyse {
+            position,
+            moves,
+            depth,
+            time,
+            nodes,
+            threads,
+            hash,
+        } => {
+            let pos = position.resolve(&config.engine.variant)?;
+            let limits = match (depth, time, nodes) {
+                (Some(d), _, _) => Limits::Depth(d.max(1)),
+                (_, Some(t), _) if t.is_finite() && t > 0.0 => {
+                    Limits::MoveTime(Duration::from_secs_f64(t))
+                }
+                (_, Some(t), _) => bail!("--time must be a positive number of seconds, not {t}"),
+                (_, _, Some(n)) => Limits::Nodes(n),
+                _ => Limits::MoveTime(Duration::from_secs(5)),
+            };
+            let threads = threads.unwrap_or(config.engine.threads);
+            if threads == 0 {
+                bail!("--threads must be at least 1");
+            }
+            analyse::run(
+                pos,
+                moves.as_deref(),
+                limits,
+                threads,
+                hash.unwrap_or(config.engine.hash),
+            )?;
+        }
+        Command::Bench { depth } => bench::run(depth),
+        Command::Hub => hub_main::run(&config)?,
+        Command::Dxp(args) => dxp_main::run(args, &config)?,
         Command::Show { position } => {
             let pos = position.resolve(&config.engine.variant)?;
             print!("{}", board::diagram(&pos));

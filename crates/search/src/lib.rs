@@ -1,1 +1,58 @@
-//! placeholder
+//! Kroon's search: evaluation, transposition table, iterative-deepening PVS with quiescence, lazy
+//! SMP threads and time management. It takes a game, limits and a callback, and knows no protocol.
+#![forbid(unsafe_code)]
+
+pub mod engine;
+pub mod eval;
+pub mod score;
+pub mod smp;
+pub mod time;
+pub mod tt;
+pub mod worker;
+
+pub use engine::{Engine, Event, SearchRequest};
+pub use time::{Limits, TimeManager};
+
+use kroon_rules::Move;
+use std::time::Duration;
+
+/// Deepest iteration.
+pub const MAX_DEPTH: u32 = 100;
+/// Deepest ply, quiescence included.
+pub const MAX_PLY: usize = 200;
+
+/// One finished iteration.
+#[derive(Clone, Debug)]
+pub struct Info {
+    /// Nominal depth.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Score for the side to move, in centi-men (see `score`).
+    pub score: i32,
+    /// Nodes so far, all threads.
+    pub nodes: u64,
+    /// Time so far.
+    pub elapsed: Duration,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// The answer of a search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    /// The move to play (none when there is no legal move).
+    pub best: Option<Move>,
+    /// The expected reply.
+    pub ponder: Option<Move>,
+    /// Score of the last finished iteration.
+    pub score: i32,
+    /// Its depth.
+    pub depth: u32,
+    /// Nodes searched, all threads.
+    pub nodes: u64,
+    /// Time used.
+    pub elapsed: Duration,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+}

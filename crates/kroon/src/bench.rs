@@ -1,0 +1,39 @@
+//! `kroon bench`: fixed positions, fixed depth, one thread, fresh table. The node total is the
+//! search's signature: it changes only when the search does.
+
+use kroon_rules::{parse_fen, Variant};
+use kroon_search::{Engine, Limits, SearchRequest};
+use std::time::Instant;
+
+pub const DEFAULT_DEPTH: u32 = 11;
+
+/// Openings, middlegames and endgames of international draughts.
+const POSITIONS: [&str; 10] = [
+    "W:W31-50:B1-20",
+    "B:W31-48,50:B1-19,23",
+    "W:W25,27,28,30,32,33,34,35,37,38:B12,13,14,16,18,19,21,23,24,26",
+    "W:W27,28,29,31,32,33,34,35,36,38,39,40,42,43,45:B3,6,7,8,9,11,12,13,14,16,17,18,19,22,24",
+    "B:W22,26,27,28,32,33,34,36,37,38,39,41,43,44,48:B2,6,7,8,9,11,12,13,15,16,17,19,20,23,24",
+    "W:W24,27,30,32,33,35,38,39,40,42,44,47:B4,8,9,10,12,13,14,16,17,19,21,26",
+    "B:BK17,K24:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46",
+    "W:W6,7,8,9,10:B41,42,43,44,45",
+    "W:W28,32,37,38,43:B9,13,14,19,23",
+    "W:WK46,33:B15,K3",
+];
+
+pub fn run(depth: u32) {
+    let mut total = 0u64;
+    let start = Instant::now();
+    for fen in POSITIONS {
+        let pos = parse_fen(fen, Variant::International).expect("bench positions are valid");
+        let engine = Engine::new(1, 64);
+        total += engine
+            .search(&SearchRequest::position(pos, Limits::Depth(depth)), &|_| {})
+            .nodes;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!("bench depth {depth} positions {}", POSITIONS.len());
+    println!("nodes {total}");
+    println!("seconds {secs:.3}");
+    println!("nps {:.0}", total as f64 / secs.max(1e-9));
+}

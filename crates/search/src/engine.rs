@@ -1,0 +1,204 @@
+//! `Engine`: owns the table and the threads, runs searches in the background, and reports typed
+//! events; it knows nothing of any protocol.
+
+use crate::smp::{self, Shared};
+use crate::time::{Limits, TimeManager};
+use crate::worker::History;
+use crate::{Info, SearchResult};
+use kroon_rules::{Game, Position};
+use parking_lot::Mutex;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// What a search reports.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// An iteration finished.
+    Iteration(Info),
+    /// The search is over: the move to play. Always sent, also after `stop`.
+    Done(SearchResult),
+}
+
+/// A search to run.
+#[derive(Clone, Debug)]
+pub struct SearchRequest {
+    /// The game so far; the search starts from its current position.
+    pub game: Game,
+    /// When to stop.
+    pub limits: Limits,
+    /// Search on the opponent's time: no time limit until `ponder_hit`.
+    pub ponder: bool,
+}
+
+impl SearchRequest {
+    /// A request to search `pos` (with no game history) under `limits`.
+    #[must_use]
+    pub fn position(pos: Position, limits: Limits) -> SearchRequest {
+        SearchRequest {
+            game: Game::new(pos),
+            limits,
+            ponder: false,
+        }
+    }
+}
+
+struct Running {
+    handle: JoinHandle<SearchResult>,
+    clock: Arc<TimeManager>,
+}
+
+/// The engine: configure it, then `go`, `stop`, `ponder_hit`, `wait`.
+pub struct Engine {
+    shared: Arc<Shared>,
+    threads: usize,
+    hash_mib: usize,
+    running: Mutex<Option<Running>>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Engine(threads={}, hash={} MiB)",
+            self.threads, self.hash_mib
+        )
+    }
+}
+
+impl Engine {
+    /// An engine with `threads` search threads and a `hash_mib` MiB table.
+    #[must_use]
+    pub fn new(threads: usize, hash_mib: usize) -> Engine {
+        let threads = threads.max(1);
+        Engine {
+            shared: Arc::new(Shared::new(hash_mib, threads)),
+            threads,
+            hash_mib,
+            running: Mutex::new(None),
+        }
+    }
+
+    /// Changes the thread count and table size (waits for a running search first). The table is
+    /// rebuilt only when its size changes.
+    pub fn configure(&mut self, threads: usize, hash_mib: usize) {
+        self.wait();
+        let threads = threads.max(1);
+        if threads != self.threads || hash_mib != self.hash_mib {
+            self.shared = Arc::new(Shared::new(hash_mib, threads));
+            self.threads = threads;
+            self.hash_mib = hash_mib;
+        }
+    }
+
+    /// Forgets everything learnt (a new game).
+    pub fn new_game(&mut self) {
+        self.wait();
+        self.shared.tt.clear();
+    }
+
+    /// Starts a search in the background; `on_event` gets each iteration and then `Done`.
+    pub fn go(&self, req: SearchRequest, on_event: impl Fn(Event) + Send + 'static) {
+        let mut running = self.running.lock();
+        if let Some(r) = running.take() {
+            self.shared.stop.store(true, Ordering::Relaxed);
+            let _ = r.handle.join();
+        }
+        self.shared.stop.store(false, Ordering::Relaxed);
+        let clock = Arc::new(TimeManager::new(&req.limits, req.ponder));
+        let shared = Arc::clone(&self.shared);
+        let threads = self.threads;
+        let thread_clock = Arc::clone(&clock);
+        let handle = std::thread::Builder::new()
+            .name("search-main".into())
+            .stack_size(16 << 20)
+            .spawn(move || {
+                let result = search_blocking(&shared, &req, threads, &thread_clock, &|info| {
+                    on_event(Event::Iteration(info));
+                });
+                on_event(Event::Done(result.clone()));
+                result
+            })
+            .expect("spawn search thread");
+        *running = Some(Running { handle, clock });
+    }
+
+    /// Asks the running search to stop soon; `Done` still arrives.
+    pub fn stop(&self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The opponent played the expected move: the ponder search becomes a timed one.
+    pub fn ponder_hit(&self) {
+        if let Some(r) = self.running.lock().as_ref() {
+            r.clock.ponder_hit();
+        }
+    }
+
+    /// Whether a search is running.
+    #[must_use]
+    pub fn is_searching(&self) -> bool {
+        self.running
+            .lock()
+            .as_ref()
+            .is_some_and(|r| !r.handle.is_finished())
+    }
+
+    /// Waits for the running search, if any, and returns its result.
+    pub fn wait(&self) -> Option<SearchResult> {
+        let r = self.running.lock().take()?;
+        r.handle.join().ok()
+    }
+
+    /// Runs a search to the end on the calling thread.
+    pub fn search(&self, req: &SearchRequest, on_info: &dyn Fn(Info)) -> SearchResult {
+        self.wait();
+        self.shared.stop.store(false, Ordering::Relaxed);
+        let clock = TimeManager::new(&req.limits, req.ponder);
+        search_blocking(&self.shared, req, self.threads, &clock, on_info)
+    }
+}
+
+fn search_blocking(
+    shared: &Shared,
+    req: &SearchRequest,
+    threads: usize,
+    clock: &TimeManager,
+    report: &dyn Fn(Info),
+) -> SearchResult {
+    let game = &req.game;
+    let root = *game.position();
+    let positions = game.positions();
+    let history = History {
+        keys: positions[..positions.len() - 1]
+            .iter()
+            .map(Position::key)
+            .collect(),
+        king_plies: game.king_plies(),
+        endgame_plies: game.endgame_plies(),
+    };
+    let legal = root.legal_moves();
+    // With one legal move and a clock running, there is nothing to think about.
+    let timed = matches!(req.limits, Limits::MoveTime(_) | Limits::Clock { .. });
+    if legal.len() <= 1 && timed && !req.ponder {
+        return SearchResult {
+            best: legal.iter().next().copied(),
+            ponder: None,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            elapsed: clock.elapsed(),
+            pv: legal.iter().copied().collect(),
+        };
+    }
+    let (outcome, nodes) = smp::run(shared, &root, &history, threads, clock, report);
+    SearchResult {
+        best: outcome.pv.first().copied(),
+        ponder: outcome.pv.get(1).copied(),
+        score: outcome.score,
+        depth: outcome.depth,
+        nodes,
+        elapsed: clock.elapsed(),
+        pv: outcome.pv,
+    }
+}

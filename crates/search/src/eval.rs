@@ -1,0 +1,289 @@
+//! Evaluation: a weighted sum of features, computed for White and, on the mirrored board, for
+//! Black, so it is colour-symmetric by construction. The weights are data (`Weights`) so they can be
+//! tuned apart from the code.
+
+use crate::score::MAN;
+use kroon_rules::geometry::{Geometry, OFF};
+use kroon_rules::{Bitboard, Colour, Position, Variant};
+
+/// Feature weights, in centi-men.
+#[derive(Clone, Debug)]
+pub struct Weights {
+    /// A king, in centi-men (a man is 100).
+    pub king: i32,
+    /// Per row a man has advanced, in the opening and in the endgame.
+    pub advance: [i32; 2],
+    /// A man on one of the six centre fields.
+    pub centre: i32,
+    /// Per man of imbalance between the two wings.
+    pub balance: i32,
+    /// A man still guarding the back rank while the opponent has no king.
+    pub back_guard: i32,
+    /// A man that cannot move forward.
+    pub locked: i32,
+    /// A man that no enemy man can stop from crowning, minus `runaway_step` per row to go.
+    pub runaway: i32,
+    /// See `runaway`.
+    pub runaway_step: i32,
+    /// Per square a king can reach.
+    pub king_mobility: i32,
+    /// A man with a friendly man behind it on each side (solid chain).
+    pub support: i32,
+}
+
+/// The weights Kroon plays with.
+pub const WEIGHTS: Weights = Weights {
+    king: 300,
+    advance: [2, 6],
+    centre: 6,
+    balance: 3,
+    back_guard: 6,
+    locked: 4,
+    runaway: 160,
+    runaway_step: 12,
+    king_mobility: 2,
+    support: 3,
+};
+
+/// Per-square data for one side, seen from White's side of a 10x10 board.
+struct Tables {
+    /// Rows advanced from the own back row.
+    advance: [i32; 64],
+    /// The forward cone: squares a man could cross on its way to the last row.
+    cone: [u64; 64],
+    centre: u64,
+    left_wing: u64,
+    back_row: u64,
+    guards: u64,
+}
+
+const fn row_of(g: &Geometry, sq: usize) -> i32 {
+    let f = g.field_of[sq] as i32;
+    (f - 1) / (g.columns as i32 / 2)
+}
+
+const fn col_of(g: &Geometry, sq: usize) -> i32 {
+    let f = g.field_of[sq] as i32;
+    let h = g.columns as i32 / 2;
+    let r = (f - 1) / h;
+    2 * ((f - 1) % h) + if r % 2 == 0 { 1 } else { 0 }
+}
+
+const fn build_tables(g: &Geometry) -> Tables {
+    let mut t = Tables {
+        advance: [0; 64],
+        cone: [0; 64],
+        centre: 0,
+        left_wing: 0,
+        back_row: 0,
+        guards: 0,
+    };
+    let n = g.columns as i32;
+    let mut sq = 0;
+    while sq < 64 {
+        if g.field_of[sq] != 0 {
+            let r = row_of(g, sq);
+            let c = col_of(g, sq);
+            t.advance[sq] = n - 1 - r;
+            let mut cone = 0u64;
+            let mut s2 = 0;
+            while s2 < 64 {
+                if g.field_of[s2] != 0 {
+                    let r2 = row_of(g, s2);
+                    let c2 = col_of(g, s2);
+                    let dc = if c2 > c { c2 - c } else { c - c2 };
+                    if r2 < r && dc <= r - r2 {
+                        cone |= 1 << s2;
+                    }
+                }
+                s2 += 1;
+            }
+            t.cone[sq] = cone;
+            if r >= 4 && r <= 5 && c >= 2 && c <= 7 {
+                t.centre |= 1 << sq;
+            }
+            if c < n / 2 {
+                t.left_wing |= 1 << sq;
+            }
+            if r == n - 1 {
+                t.back_row |= 1 << sq;
+                // The classic guards: the second and fourth back-rank fields (47, 49 on 10x10).
+                let f = g.field_of[sq] as i32;
+                let i = (f - 1) % (n / 2);
+                if i == 1 || i == 3 {
+                    t.guards |= 1 << sq;
+                }
+            }
+        }
+        sq += 1;
+    }
+    t
+}
+
+static TEN: Tables = build_tables(&kroon_rules::geometry::TEN);
+
+/// The square seen from the other side of the board.
+#[inline]
+fn mirror(g: &Geometry, sq: usize) -> usize {
+    let f = u32::from(g.field_of[sq]);
+    usize::from(g.square_of[(u32::from(g.fields) + 1 - f) as usize])
+}
+
+/// A side's men and kings and the opponent's, on White's orientation.
+struct Side {
+    men: Bitboard,
+    kings: Bitboard,
+    opp_men: Bitboard,
+    opp_kings: Bitboard,
+}
+
+fn orient(g: &Geometry, b: Bitboard, flip: bool) -> Bitboard {
+    if !flip {
+        return b;
+    }
+    let mut r = 0u64;
+    for sq in b {
+        r |= 1 << mirror(g, usize::from(sq.index()));
+    }
+    Bitboard(r)
+}
+
+fn side_score(g: &Geometry, t: &Tables, s: &Side, w: &Weights, phase: i32) -> i32 {
+    let empty = g.mask & !(s.men | s.kings | s.opp_men | s.opp_kings);
+    let mut score = s.men.count() as i32 * MAN + s.kings.count() as i32 * w.king;
+    let mut adv = 0;
+    for sq in s.men {
+        adv += t.advance[usize::from(sq.index())];
+    }
+    // Advancing is worth more as the board empties (phase 0 opening .. 256 endgame).
+    score += adv * (w.advance[0] * (256 - phase) + w.advance[1] * phase) / 256;
+    score += (s.men & Bitboard(t.centre)).count() as i32 * w.centre;
+    let left = (s.men & Bitboard(t.left_wing)).count() as i32;
+    let right = s.men.count() as i32 - left;
+    score -= (left - right).abs() * w.balance;
+    if s.opp_kings.is_empty() {
+        score += (s.men & Bitboard(t.guards)).count() as i32 * w.back_guard;
+    }
+    // Men with both forward squares taken (or off the board) cannot move.
+    let ahead_free = g.shift(empty, 2) | g.shift(empty, 3);
+    score -= (s.men & !ahead_free).count() as i32 * w.locked;
+    // A man covered from behind on both sides cannot be taken from the front.
+    let covered = g.shift(s.men, 0) & g.shift(s.men, 1);
+    score += (s.men & covered).count() as i32 * w.support;
+    if s.opp_kings.is_empty() {
+        let opp = s.opp_men.0;
+        let mut best = 0;
+        for sq in s.men {
+            let i = usize::from(sq.index());
+            if t.cone[i] & opp == 0 {
+                let to_go = 9 - t.advance[i];
+                best = best.max(w.runaway - w.runaway_step * to_go);
+            }
+        }
+        score += best;
+    }
+    for k in s.kings {
+        for d in 0..4 {
+            let mut sq = g.step(k.index(), d);
+            while sq != OFF && empty.0 & (1 << sq) != 0 {
+                score += w.king_mobility;
+                sq = g.step(sq, d);
+            }
+        }
+    }
+    score
+}
+
+/// The static evaluation of `pos` for the side to move, in centi-men.
+#[must_use]
+pub fn evaluate(pos: &Position) -> i32 {
+    let g = pos.variant().geometry();
+    let w = &WEIGHTS;
+    let kings = pos.kings();
+    let (white, black) = (pos.pieces(Colour::White), pos.pieces(Colour::Black));
+    let pieces = (white | black).count() as i32;
+    let phase = ((40 - pieces.min(40)) * 256 / 40).clamp(0, 256);
+    let white_side = Side {
+        men: white & !kings,
+        kings: white & kings,
+        opp_men: black & !kings,
+        opp_kings: black & kings,
+    };
+    let black_side = Side {
+        men: orient(g, black & !kings, true),
+        kings: orient(g, black & kings, true),
+        opp_men: orient(g, white & !kings, true),
+        opp_kings: orient(g, white & kings, true),
+    };
+    let mut score =
+        side_score(g, &TEN, &white_side, w, phase) - side_score(g, &TEN, &black_side, w, phase);
+    // Kings against a lone king, or a king against a few men, rarely win: pull toward a draw.
+    let (wk, bk) = ((white & kings).count(), (black & kings).count());
+    if (wk > 0
+        && bk > 0
+        && white.count().min(black.count()) == 1
+        && white.count().max(black.count()) <= 3)
+        || (wk > 0 && bk > 0 && white.count().abs_diff(black.count()) <= 1 && pieces <= 6)
+    {
+        score /= 8;
+    }
+    if pos.variant() == Variant::Losing {
+        score = -score;
+    }
+    if pos.turn() == Colour::White {
+        score
+    } else {
+        -score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kroon_rules::parse_fen;
+
+    fn symmetric(pos: &Position, depth: u32) {
+        assert_eq!(
+            evaluate(pos),
+            evaluate(&pos.flipped()),
+            "{}",
+            kroon_rules::write_fen(pos)
+        );
+        if depth > 0 {
+            for mv in &pos.legal_moves() {
+                symmetric(&pos.play(mv), depth - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn eval_is_colour_symmetric_over_a_perft_tree() {
+        symmetric(&Position::initial(Variant::International), 4);
+        symmetric(
+            &parse_fen(
+                "B:BK17,K24:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46",
+                Variant::International,
+            )
+            .unwrap(),
+            3,
+        );
+        symmetric(
+            &parse_fen("W:W6,7,8,9,10:B41,42,43,44,45", Variant::International).unwrap(),
+            3,
+        );
+    }
+
+    #[test]
+    fn initial_position_is_balanced_and_material_counts() {
+        assert_eq!(evaluate(&Position::initial(Variant::International)), 0);
+        let up = parse_fen("W:W31-50:B1-19", Variant::International).unwrap();
+        assert!(evaluate(&up) > 60, "{}", evaluate(&up));
+    }
+
+    #[test]
+    fn runaway_man_is_seen() {
+        let free = parse_fen("W:W15,46:B36", Variant::International).unwrap();
+        let blocked = parse_fen("W:W15,46:B4,36", Variant::International).unwrap();
+        assert!(evaluate(&free) > evaluate(&blocked) + 100);
+    }
+}

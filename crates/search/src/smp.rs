@@ -1,0 +1,83 @@
+//! Lazy SMP: every thread searches the same root and shares the table; the main thread alone decides
+//! when to stop, and its result is the answer.
+
+use crate::time::TimeManager;
+use crate::tt::Table;
+use crate::worker::{History, Outcome, Worker};
+use crate::Info;
+use kroon_rules::Position;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// What the search threads share.
+#[derive(Debug)]
+pub struct Shared {
+    /// The transposition table.
+    pub tt: Table,
+    /// Set to make every thread stop.
+    pub stop: AtomicBool,
+    /// Nodes per thread, published every thousand nodes or so.
+    pub nodes: Vec<AtomicU64>,
+}
+
+impl Shared {
+    /// Shared state for up to `threads` threads with a table of `hash_mib` MiB.
+    #[must_use]
+    pub fn new(hash_mib: usize, threads: usize) -> Shared {
+        Shared {
+            tt: Table::new(hash_mib),
+            stop: AtomicBool::new(false),
+            nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Nodes of every thread so far.
+    #[must_use]
+    pub fn total_nodes(&self) -> u64 {
+        self.nodes.iter().map(|n| n.load(Ordering::Relaxed)).sum()
+    }
+}
+
+/// Searches `root` on `threads` threads (at most as many as `shared` was made for) until `clock`
+/// says stop; `report` gets the main thread's iterations.
+pub fn run(
+    shared: &Shared,
+    root: &Position,
+    history: &History,
+    threads: usize,
+    clock: &TimeManager,
+    report: &dyn Fn(Info),
+) -> (Outcome, u64) {
+    let threads = threads.clamp(1, shared.nodes.len());
+    for n in &shared.nodes {
+        n.store(0, Ordering::Relaxed);
+    }
+    shared.tt.new_search();
+    let stack = 16 << 20;
+    std::thread::scope(|s| {
+        let helpers: Vec<_> = (1..threads)
+            .map(|id| {
+                std::thread::Builder::new()
+                    .name(format!("search-{id}"))
+                    .stack_size(stack)
+                    .spawn_scoped(s, move || {
+                        let mut w = Worker::new(shared, id, None);
+                        w.iterate(root, history, None);
+                        w.nodes()
+                    })
+                    .expect("spawn search thread")
+            })
+            .collect();
+        let mut main = Worker::new(shared, 0, Some(clock));
+        let outcome = main.iterate(root, history, Some(report));
+        // While pondering, the answer waits for the ponder hit or a stop.
+        while clock.pondering() && !shared.stop.load(Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        shared.stop.store(true, Ordering::Relaxed);
+        let mut nodes = main.nodes();
+        for h in helpers {
+            nodes += h.join().expect("search thread panicked");
+        }
+        (outcome, nodes)
+    })
+}

@@ -1,0 +1,222 @@
+//! The transposition table, shared by every search thread without locks.
+//!
+//! Each slot is two `AtomicU64`: the data and `key ^ data`. Threads read and write with relaxed
+//! ordering; a write torn by another thread fails the check and reads as a miss, so a racy entry is
+//! never trusted. The move stored is only a 12-bit hint; the search matches it against the legal list.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+
+/// What the stored score says.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Bound {
+    /// The exact score.
+    Exact = 0,
+    /// At least this score (a cut-off).
+    Lower = 1,
+    /// At most this score (no move beat alpha).
+    Upper = 2,
+}
+
+/// One table entry, unpacked.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Entry {
+    /// `Move::key()` of the best move, or 0.
+    pub mv: u16,
+    /// Score, adjusted to the node (see `score::to_tt`).
+    pub score: i32,
+    /// Static evaluation of the position.
+    pub eval: i32,
+    /// Remaining depth of the search that stored it.
+    pub depth: u8,
+    /// How to read `score`.
+    pub bound: Bound,
+    /// Search generation that stored it.
+    pub age: u8,
+}
+
+impl Entry {
+    fn pack(&self) -> u64 {
+        u64::from(self.mv)
+            | u64::from(self.score as i16 as u16) << 16
+            | u64::from(self.eval as i16 as u16) << 32
+            | u64::from(self.depth) << 48
+            | (self.bound as u64) << 56
+            | u64::from(self.age & 0x3f) << 58
+    }
+
+    fn unpack(d: u64) -> Entry {
+        Entry {
+            mv: d as u16,
+            score: i32::from((d >> 16) as u16 as i16),
+            eval: i32::from((d >> 32) as u16 as i16),
+            depth: (d >> 48) as u8,
+            bound: match (d >> 56) & 3 {
+                0 => Bound::Exact,
+                1 => Bound::Lower,
+                _ => Bound::Upper,
+            },
+            age: ((d >> 58) & 0x3f) as u8,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// Slots per bucket: a key maps to one bucket and may live in any of its slots.
+const WAYS: usize = 4;
+
+/// The shared table.
+pub struct Table {
+    slots: Vec<Slot>,
+    buckets: usize,
+    age: AtomicU8,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Table({} slots)", self.slots.len())
+    }
+}
+
+impl Table {
+    /// A table of about `mib` MiB (at least one bucket).
+    #[must_use]
+    pub fn new(mib: usize) -> Table {
+        let bytes = mib.max(1) * 1024 * 1024;
+        let buckets = (bytes / (16 * WAYS)).max(1);
+        let mut slots = Vec::with_capacity(buckets * WAYS);
+        slots.resize_with(buckets * WAYS, Slot::default);
+        Table {
+            slots,
+            buckets,
+            age: AtomicU8::new(0),
+        }
+    }
+
+    /// Forgets every entry.
+    pub fn clear(&self) {
+        for s in &self.slots {
+            s.check.store(0, Relaxed);
+            s.data.store(0, Relaxed);
+        }
+        self.age.store(0, Relaxed);
+    }
+
+    /// Starts a new search generation: older entries become cheaper to replace.
+    pub fn new_search(&self) {
+        self.age.fetch_add(1, Relaxed);
+    }
+
+    fn bucket(&self, key: u64) -> &[Slot] {
+        let i = ((u128::from(key) * self.buckets as u128) >> 64) as usize;
+        &self.slots[i * WAYS..(i + 1) * WAYS]
+    }
+
+    /// The entry for `key`, if one is stored and intact.
+    #[must_use]
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        for s in self.bucket(key) {
+            let data = s.data.load(Relaxed);
+            if data != 0 && s.check.load(Relaxed) ^ data == key {
+                return Some(Entry::unpack(data));
+            }
+        }
+        None
+    }
+
+    /// Stores an entry: over the same key, else over the shallowest or oldest slot.
+    pub fn store(&self, key: u64, mut e: Entry) {
+        let age = self.age.load(Relaxed) & 0x3f;
+        e.age = age;
+        let bucket = self.bucket(key);
+        let mut victim = 0;
+        let mut worst = i32::MAX;
+        for (i, s) in bucket.iter().enumerate() {
+            let data = s.data.load(Relaxed);
+            if data == 0 || s.check.load(Relaxed) ^ data == key {
+                if data != 0 {
+                    let old = Entry::unpack(data);
+                    // Keep a deeper exact result of this search unless the new one is exact too.
+                    if e.mv == 0 {
+                        e.mv = old.mv;
+                    }
+                    if old.age == age
+                        && old.depth > e.depth.saturating_add(2)
+                        && e.bound != Bound::Exact
+                    {
+                        return;
+                    }
+                }
+                victim = i;
+                break;
+            }
+            let old = Entry::unpack(data);
+            let stale = i32::from((age.wrapping_sub(old.age)) & 0x3f);
+            let value = i32::from(old.depth) - 8 * stale;
+            if value < worst {
+                worst = value;
+                victim = i;
+            }
+        }
+        let d = e.pack();
+        bucket[victim].data.store(d, Relaxed);
+        bucket[victim].check.store(key ^ d, Relaxed);
+    }
+
+    /// Permille of a sample of slots used by the current generation.
+    #[must_use]
+    pub fn hashfull(&self) -> u32 {
+        let age = self.age.load(Relaxed) & 0x3f;
+        let n = self.slots.len().min(4000);
+        let used = self.slots[..n]
+            .iter()
+            .filter(|s| {
+                let d = s.data.load(Relaxed);
+                d != 0 && Entry::unpack(d).age == age
+            })
+            .count();
+        (used * 1000 / n.max(1)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_and_finds_entries() {
+        let t = Table::new(1);
+        let e = Entry {
+            mv: 0x123,
+            score: -2950,
+            eval: 17,
+            depth: 9,
+            bound: Bound::Lower,
+            age: 0,
+        };
+        t.store(0xdead_beef, e);
+        assert_eq!(t.probe(0xdead_beef), Some(e));
+        assert_eq!(t.probe(0xdead_bee0), None);
+        t.clear();
+        assert_eq!(t.probe(0xdead_beef), None);
+    }
+
+    #[test]
+    fn pack_round_trips_extremes() {
+        for score in [-30_000, -1, 0, 1, 30_000] {
+            let e = Entry {
+                mv: 0xfff,
+                score,
+                eval: -score,
+                depth: 255,
+                bound: Bound::Upper,
+                age: 63,
+            };
+            assert_eq!(Entry::unpack(e.pack()), e);
+        }
+    }
+}

@@ -1,0 +1,539 @@
+//! One search thread: iterative deepening, principal-variation search and quiescence.
+
+use crate::eval::evaluate;
+use crate::score::{from_tt, is_decisive, to_tt, INF, WIN};
+use crate::smp::Shared;
+use crate::time::TimeManager;
+use crate::tt::{Bound, Entry};
+use crate::{Info, MAX_DEPTH, MAX_PLY};
+use kroon_rules::game::{endgame_rule, is_king_quiet, KING_MOVE_PLIES};
+use kroon_rules::{movegen, Move, MoveList, Position, Variant};
+use std::sync::atomic::Ordering;
+
+/// Where a game stands at the root, for the draw rules inside the search.
+#[derive(Clone, Debug)]
+pub struct History {
+    /// Keys of the positions before the root, oldest first.
+    pub keys: Vec<u64>,
+    /// King-only plies without capture that led to the root.
+    pub king_plies: u32,
+    /// Plies already spent under the root's endgame rule.
+    pub endgame_plies: u32,
+}
+
+/// Draw-rule counters of one ply.
+#[derive(Copy, Clone, Debug, Default)]
+struct Frame {
+    king_plies: u32,
+    endgame_plies: u32,
+}
+
+/// The result of one thread's iterative deepening.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// The principal variation of the last trusted iteration.
+    pub pv: Vec<Move>,
+    /// Its score.
+    pub score: i32,
+    /// Its depth.
+    pub depth: u32,
+}
+
+/// Signals that the search was stopped; the unfinished iteration is thrown away.
+struct Stopped;
+
+type Res = Result<i32, Stopped>;
+
+/// One search thread's state.
+pub struct Worker<'a> {
+    shared: &'a Shared,
+    id: usize,
+    clock: Option<&'a TimeManager>,
+    nodes: u64,
+    seldepth: u32,
+    keys: Vec<u64>,
+    frames: Vec<Frame>,
+    lists: Vec<MoveList>,
+    killers: Vec<[u16; 2]>,
+    history: Box<[[i32; 4096]; 2]>,
+    pv: Vec<Vec<Move>>,
+    variant: Variant,
+}
+
+impl<'a> Worker<'a> {
+    /// A worker for thread `id`; only the main thread (with a clock) decides when to stop.
+    pub fn new(shared: &'a Shared, id: usize, clock: Option<&'a TimeManager>) -> Worker<'a> {
+        Worker {
+            shared,
+            id,
+            clock,
+            nodes: 0,
+            seldepth: 0,
+            keys: Vec::with_capacity(1024),
+            frames: vec![Frame::default(); MAX_PLY + 2],
+            lists: (0..MAX_PLY + 2).map(|_| MoveList::new()).collect(),
+            killers: vec![[0; 2]; MAX_PLY + 2],
+            history: Box::new([[0; 4096]; 2]),
+            pv: vec![Vec::new(); MAX_PLY + 2],
+            variant: Variant::International,
+        }
+    }
+
+    /// Nodes searched by this worker.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    fn poll(&mut self) -> Result<(), Stopped> {
+        if self.nodes & 1023 == 0 {
+            self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
+            if let Some(clock) = self.clock {
+                if clock.must_stop(self.shared.total_nodes()) {
+                    self.shared.stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        if self.shared.stop.load(Ordering::Relaxed) {
+            return Err(Stopped);
+        }
+        Ok(())
+    }
+
+    /// Iterative deepening from `root`; `report` receives each finished iteration (main thread).
+    pub fn iterate(
+        &mut self,
+        root: &Position,
+        history: &History,
+        report: Option<&dyn Fn(Info)>,
+    ) -> Outcome {
+        self.variant = root.variant();
+        self.keys.clear();
+        self.keys.extend_from_slice(&history.keys);
+        self.frames[0] = Frame {
+            king_plies: history.king_plies,
+            endgame_plies: history.endgame_plies,
+        };
+        let mut root_moves = root.legal_moves();
+        let mut best = Outcome::default();
+        if root_moves.is_empty() {
+            return best;
+        }
+        best.pv = vec![root_moves[0]];
+        let max_depth = self.clock.map_or(MAX_DEPTH, TimeManager::max_depth);
+        // Helpers start one ply deeper on odd threads, so that the threads spread over depths.
+        let mut depth = 1 + (self.id % 2) as u32;
+        while depth <= max_depth {
+            let result = self.aspiration(root, &mut root_moves, depth, best.score);
+            let Ok(score) = result else { break };
+            best = Outcome {
+                pv: self.pv[0].clone(),
+                score,
+                depth,
+            };
+            if let Some(report) = report {
+                report(Info {
+                    depth,
+                    seldepth: self.seldepth,
+                    score,
+                    nodes: self.shared.total_nodes().max(self.nodes),
+                    elapsed: self.clock.map(TimeManager::elapsed).unwrap_or_default(),
+                    pv: best.pv.clone(),
+                });
+            }
+            if let Some(clock) = self.clock {
+                if !clock.next_iteration(depth, self.shared.total_nodes().max(self.nodes)) {
+                    break;
+                }
+                // A forced win or loss found: deeper iterations cannot change it.
+                if is_decisive(score)
+                    && depth > 2 * (WIN - score.abs()) as u32 + 4
+                    && !clock.pondering()
+                {
+                    break;
+                }
+            }
+            depth += 1;
+        }
+        self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
+        best
+    }
+
+    fn aspiration(&mut self, root: &Position, moves: &mut MoveList, depth: u32, prev: i32) -> Res {
+        if depth < 5 || is_decisive(prev) {
+            return self.root_search(root, moves, depth, -INF, INF);
+        }
+        let mut delta = 25;
+        let (mut alpha, mut beta) = (prev - delta, prev + delta);
+        loop {
+            let score = self.root_search(root, moves, depth, alpha, beta)?;
+            if score <= alpha {
+                alpha = (score - delta).max(-INF);
+            } else if score >= beta {
+                beta = (score + delta).min(INF);
+            } else {
+                return Ok(score);
+            }
+            delta *= 3;
+            if delta > 1000 {
+                alpha = -INF;
+                beta = INF;
+            }
+        }
+    }
+
+    fn root_search(
+        &mut self,
+        root: &Position,
+        moves: &mut MoveList,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> Res {
+        self.seldepth = 0;
+        self.keys.push(root.key());
+        let mut best = -INF;
+        let mut best_index = 0;
+        let mut result = Ok(());
+        for i in 0..moves.len() {
+            let mv = moves[i];
+            let child = root.play(&mv);
+            self.enter(root, &mv, &child, 0);
+            let d = depth as i32 - 1;
+            let score = if i == 0 {
+                self.search(&child, d, -beta, -alpha, 1).map(|s| -s)
+            } else {
+                match self.search(&child, d, -alpha - 1, -alpha, 1) {
+                    Ok(s) if -s > alpha && -s < beta => {
+                        self.search(&child, d, -beta, -alpha, 1).map(|s| -s)
+                    }
+                    other => other.map(|s| -s),
+                }
+            };
+            self.keys.pop();
+            let score = match score {
+                Ok(s) => s,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            if score > best {
+                best = score;
+                best_index = i;
+                let tail = std::mem::take(&mut self.pv[1]);
+                self.pv[0].clear();
+                self.pv[0].push(mv);
+                self.pv[0].extend_from_slice(&tail);
+                self.pv[1] = tail;
+                if score > alpha {
+                    alpha = score;
+                }
+                if score >= beta {
+                    break;
+                }
+            }
+        }
+        self.keys.pop();
+        // The best move is searched first next time.
+        moves.as_mut_slice()[..=best_index].rotate_right(1);
+        result?;
+        Ok(best)
+    }
+
+    /// Updates the draw-rule counters and the key stack for the move into `child` from ply `ply`.
+    #[inline]
+    fn enter(&mut self, pos: &Position, mv: &Move, child: &Position, ply: usize) {
+        let f = self.frames[ply];
+        let king_plies = if is_king_quiet(pos, mv) {
+            f.king_plies + 1
+        } else {
+            0
+        };
+        let endgame_plies = if mv.is_capture() {
+            u32::from(endgame_rule(child).is_some())
+        } else if f.endgame_plies > 0 || endgame_rule(child).is_some() {
+            f.endgame_plies + 1
+        } else {
+            0
+        };
+        self.frames[ply + 1] = Frame {
+            king_plies,
+            endgame_plies,
+        };
+        self.keys.push(child.key());
+    }
+
+    /// Whether the position at `ply` is drawn by repetition or the FMJD counting rules.
+    #[inline]
+    fn is_draw(&self, pos: &Position, ply: usize) -> bool {
+        let f = self.frames[ply];
+        if f.king_plies >= KING_MOVE_PLIES {
+            return true;
+        }
+        if f.endgame_plies > 0 {
+            if let Some(rule) = endgame_rule(pos) {
+                if f.endgame_plies >= rule.plies() {
+                    return true;
+                }
+            }
+        }
+        // A repetition is possible only across king moves without capture.
+        let n = self.keys.len();
+        let key = pos.key();
+        let mut back = 4;
+        while back <= f.king_plies as usize && back < n {
+            if self.keys[n - 1 - back] == key {
+                return true;
+            }
+            back += 2;
+        }
+        false
+    }
+
+    /// Score of a position whose side to move has no legal move, or that a variant ends.
+    #[inline]
+    fn no_moves_score(&self, ply: usize) -> i32 {
+        match self.variant {
+            Variant::Losing => WIN - ply as i32,
+            _ => -WIN + ply as i32,
+        }
+    }
+
+    fn search(&mut self, pos: &Position, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> Res {
+        self.nodes += 1;
+        self.poll()?;
+        self.pv[ply].clear();
+        if self.variant == Variant::Breakthrough && (pos.kings() & pos.pieces(!pos.turn())).any() {
+            return Ok(-WIN + ply as i32);
+        }
+        if self.is_draw(pos, ply) {
+            return Ok(0);
+        }
+        if ply >= MAX_PLY {
+            return Ok(evaluate(pos));
+        }
+        // Mate-distance pruning.
+        let alpha0 = alpha.max(-WIN + ply as i32);
+        let beta0 = beta.min(WIN - ply as i32 - 1);
+        if alpha0 >= beta0 {
+            return Ok(alpha0);
+        }
+        let pv_node = beta - alpha > 1;
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        movegen::generate(pos, &mut list);
+        if list.is_empty() {
+            self.lists[ply] = list;
+            return Ok(self.no_moves_score(ply));
+        }
+        let forced = list[0].is_capture();
+        if depth <= 0 {
+            let r = self.quiesce(pos, &list, alpha, beta, ply);
+            self.lists[ply] = list;
+            return r;
+        }
+        let key = pos.key();
+        let entry = self.shared.tt.probe(key);
+        let mut tt_move = 0;
+        let mut static_eval = None;
+        if let Some(e) = entry {
+            tt_move = e.mv;
+            static_eval = Some(e.eval);
+            if !pv_node && i32::from(e.depth) >= depth {
+                let s = from_tt(e.score, ply as i32);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    self.lists[ply] = list;
+                    return Ok(s);
+                }
+            }
+        }
+        let eval = static_eval.unwrap_or_else(|| evaluate(pos));
+        // Reverse futility: far above beta at low depth with nothing forced, trust the evaluation.
+        if !pv_node && !forced && depth <= 3 && !is_decisive(beta) && eval - 120 * depth >= beta {
+            self.lists[ply] = list;
+            return Ok(eval);
+        }
+        self.order(pos, &mut list, tt_move, ply);
+        // A single legal move costs nothing to look at more deeply.
+        let ext = i32::from(list.len() == 1 && ply < 2 * depth as usize + 8);
+        let mut best = -INF;
+        let mut best_move = 0u16;
+        let mut result = Ok(());
+        let turn = pos.turn().index();
+        for i in 0..list.len() {
+            let mv = list[i];
+            let child = pos.play(&mv);
+            self.enter(pos, &mv, &child, ply);
+            let quiet = !mv.is_capture() && !mv.promotes;
+            let mut d = depth - 1 + ext;
+            let mut reduction = 0;
+            if depth >= 3 && i >= 3 && quiet && !pv_node && self.killers[ply][0] != mv.key() {
+                reduction = 1 + i32::from(i >= 8 && depth >= 5);
+            }
+            let score = if i == 0 {
+                self.search(&child, d, -beta, -alpha, ply + 1).map(|s| -s)
+            } else {
+                let mut s = self
+                    .search(&child, d - reduction, -alpha - 1, -alpha, ply + 1)
+                    .map(|s| -s);
+                if matches!(s, Ok(v) if v > alpha && reduction > 0) {
+                    s = self
+                        .search(&child, d, -alpha - 1, -alpha, ply + 1)
+                        .map(|s| -s);
+                }
+                if matches!(s, Ok(v) if v > alpha && v < beta) {
+                    d = depth - 1 + ext;
+                    s = self.search(&child, d, -beta, -alpha, ply + 1).map(|s| -s);
+                }
+                s
+            };
+            self.keys.pop();
+            let score = match score {
+                Ok(s) => s,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            if score > best {
+                best = score;
+                best_move = mv.key();
+                if score > alpha {
+                    alpha = score;
+                    if pv_node {
+                        let tail = std::mem::take(&mut self.pv[ply + 1]);
+                        let line = &mut self.pv[ply];
+                        line.clear();
+                        line.push(mv);
+                        line.extend_from_slice(&tail);
+                        self.pv[ply + 1] = tail;
+                    }
+                }
+                if score >= beta {
+                    if quiet {
+                        let k = &mut self.killers[ply];
+                        if k[0] != mv.key() {
+                            k[1] = k[0];
+                            k[0] = mv.key();
+                        }
+                        let bonus = depth * depth;
+                        let h = &mut self.history[turn][usize::from(mv.key())];
+                        *h += bonus - *h * bonus / 4096;
+                        for m in &list.as_slice()[..i] {
+                            if !m.is_capture() {
+                                let h = &mut self.history[turn][usize::from(m.key())];
+                                *h -= bonus + *h * bonus / 4096;
+                            }
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        self.lists[ply] = list;
+        result?;
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared.tt.store(
+            key,
+            Entry {
+                mv: best_move,
+                score: to_tt(best, ply as i32),
+                eval,
+                depth: depth.clamp(0, 255) as u8,
+                bound,
+                age: 0,
+            },
+        );
+        Ok(best)
+    }
+
+    /// Captures are forced, so a position with one is never scored as quiet: search them all.
+    fn quiesce(
+        &mut self,
+        pos: &Position,
+        list: &MoveList,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Res {
+        self.seldepth = self.seldepth.max(ply as u32);
+        if !list[0].is_capture() {
+            return Ok(evaluate(pos));
+        }
+        let mut best = -INF;
+        for mv in list {
+            let child = pos.play(mv);
+            self.enter(pos, mv, &child, ply);
+            let r = self.qsearch(&child, -beta, -alpha, ply + 1);
+            self.keys.pop();
+            let score = -r?;
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                }
+                if score >= beta {
+                    break;
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    fn qsearch(&mut self, pos: &Position, alpha: i32, beta: i32, ply: usize) -> Res {
+        self.nodes += 1;
+        self.poll()?;
+        self.pv[ply].clear();
+        if self.variant == Variant::Breakthrough && (pos.kings() & pos.pieces(!pos.turn())).any() {
+            return Ok(-WIN + ply as i32);
+        }
+        if ply >= MAX_PLY {
+            return Ok(evaluate(pos));
+        }
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        movegen::generate(pos, &mut list);
+        let r = if list.is_empty() {
+            Ok(self.no_moves_score(ply))
+        } else if !list[0].is_capture() {
+            let stand = evaluate(pos);
+            Ok(stand)
+        } else {
+            self.quiesce(pos, &list, alpha, beta, ply)
+        };
+        self.lists[ply] = list;
+        r
+    }
+
+    /// TT move first, then the largest captures, killers, and history.
+    fn order(&self, pos: &Position, list: &mut MoveList, tt_move: u16, ply: usize) {
+        let turn = pos.turn().index();
+        let [k0, k1] = self.killers[ply];
+        list.as_mut_slice().sort_by_cached_key(|m| {
+            let k = m.key();
+            let s: i64 = if k == tt_move && tt_move != 0 {
+                1 << 40
+            } else if m.is_capture() {
+                (1 << 30) + i64::from(m.captured.count()) * 1000
+            } else if m.promotes {
+                1 << 29
+            } else if k == k0 {
+                1 << 28
+            } else if k == k1 {
+                (1 << 28) - 1
+            } else {
+                i64::from(self.history[turn][usize::from(k)])
+            };
+            -s
+        });
+    }
+}
