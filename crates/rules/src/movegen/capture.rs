@@ -208,7 +208,15 @@ pub(crate) fn generate<R: Rules, const KEEP: bool>(pos: &Position, out: &mut Mov
         best: 1,
         _rules: std::marker::PhantomData,
     };
-    for from in own & !kings {
+    // Only men with an enemy piece next to them and a free square beyond can start a capture.
+    let g = R::GEO;
+    let men = own & !kings;
+    let mut starters = Bitboard::EMPTY;
+    for &d in man_dirs {
+        let victims = g.shift(Bitboard(empty), d ^ 3) & Bitboard(opp);
+        starters |= g.shift(victims, d ^ 3) & men;
+    }
+    for from in starters {
         b.from = from;
         b.empty = empty | 1 << from.index();
         b.man = true;
