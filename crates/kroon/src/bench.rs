@@ -5,7 +5,7 @@ use kroon_rules::{parse_fen, Variant};
 use kroon_search::{Engine, Limits, SearchRequest};
 use std::time::Instant;
 
-pub const DEFAULT_DEPTH: u32 = 11;
+pub const DEFAULT_DEPTH: u32 = 13;
 
 /// Openings, middlegames and endgames of international draughts.
 const POSITIONS: [&str; 10] = [

@@ -100,6 +100,18 @@ impl Game {
         }
     }
 
+    /// A game resumed at `start` with its draw-rule counters already running: `king_plies` plies of
+    /// king moves without capture, and `endgame_plies` plies under the position's endgame rule.
+    #[must_use]
+    pub fn resume(start: Position, king_plies: u32, endgame_plies: u32) -> Game {
+        Game {
+            positions: vec![start],
+            moves: Vec::new(),
+            king_plies: vec![king_plies],
+            endgame_plies: vec![endgame_plies],
+        }
+    }
+
     /// The position now.
     #[must_use]
     pub fn position(&self) -> &Position {

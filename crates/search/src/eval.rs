@@ -45,7 +45,8 @@ pub const WEIGHTS: Weights = Weights {
     support: 3,
 };
 
-/// Per-square data for one side, seen from White's side of a 10x10 board.
+/// Per-square data for one side of a 10x10 board: White's tables, and Black's built on the
+/// mirrored board, so that one `side_score` serves both colours.
 struct Tables {
     /// Rows advanced from the own back row.
     advance: [i32; 64],
@@ -53,44 +54,43 @@ struct Tables {
     cone: [u64; 64],
     centre: u64,
     left_wing: u64,
-    back_row: u64,
     guards: u64,
+    /// Directions of the side's forward moves, then of its backward ones.
+    forward: [usize; 2],
+    backward: [usize; 2],
 }
 
-const fn row_of(g: &Geometry, sq: usize) -> i32 {
-    let f = g.field_of[sq] as i32;
-    (f - 1) / (g.columns as i32 / 2)
-}
-
-const fn col_of(g: &Geometry, sq: usize) -> i32 {
-    let f = g.field_of[sq] as i32;
+const fn row_col(g: &Geometry, sq: usize, mirrored: bool) -> (i32, i32) {
+    let mut f = g.field_of[sq] as i32;
+    if mirrored {
+        f = g.fields as i32 + 1 - f;
+    }
     let h = g.columns as i32 / 2;
     let r = (f - 1) / h;
-    2 * ((f - 1) % h) + if r % 2 == 0 { 1 } else { 0 }
+    (r, 2 * ((f - 1) % h) + if r % 2 == 0 { 1 } else { 0 })
 }
 
-const fn build_tables(g: &Geometry) -> Tables {
+const fn build_tables(g: &Geometry, mirrored: bool) -> Tables {
     let mut t = Tables {
         advance: [0; 64],
         cone: [0; 64],
         centre: 0,
         left_wing: 0,
-        back_row: 0,
         guards: 0,
+        forward: if mirrored { [2, 3] } else { [0, 1] },
+        backward: if mirrored { [0, 1] } else { [2, 3] },
     };
     let n = g.columns as i32;
     let mut sq = 0;
     while sq < 64 {
         if g.field_of[sq] != 0 {
-            let r = row_of(g, sq);
-            let c = col_of(g, sq);
+            let (r, c) = row_col(g, sq, mirrored);
             t.advance[sq] = n - 1 - r;
             let mut cone = 0u64;
             let mut s2 = 0;
             while s2 < 64 {
                 if g.field_of[s2] != 0 {
-                    let r2 = row_of(g, s2);
-                    let c2 = col_of(g, s2);
+                    let (r2, c2) = row_col(g, s2, mirrored);
                     let dc = if c2 > c { c2 - c } else { c - c2 };
                     if r2 < r && dc <= r - r2 {
                         cone |= 1 << s2;
@@ -105,14 +105,10 @@ const fn build_tables(g: &Geometry) -> Tables {
             if c < n / 2 {
                 t.left_wing |= 1 << sq;
             }
-            if r == n - 1 {
-                t.back_row |= 1 << sq;
-                // The classic guards: the second and fourth back-rank fields (47, 49 on 10x10).
-                let f = g.field_of[sq] as i32;
-                let i = (f - 1) % (n / 2);
-                if i == 1 || i == 3 {
-                    t.guards |= 1 << sq;
-                }
+            // The classic back-rank guards: the second and fourth fields of the back row (47, 49).
+            let i = c / 2;
+            if r == n - 1 && (i == 1 || i == 3) {
+                t.guards |= 1 << sq;
             }
         }
         sq += 1;
@@ -120,32 +116,17 @@ const fn build_tables(g: &Geometry) -> Tables {
     t
 }
 
-static TEN: Tables = build_tables(&kroon_rules::geometry::TEN);
+static TEN: [Tables; 2] = [
+    build_tables(&kroon_rules::geometry::TEN, false),
+    build_tables(&kroon_rules::geometry::TEN, true),
+];
 
-/// The square seen from the other side of the board.
-#[inline]
-fn mirror(g: &Geometry, sq: usize) -> usize {
-    let f = u32::from(g.field_of[sq]);
-    usize::from(g.square_of[(u32::from(g.fields) + 1 - f) as usize])
-}
-
-/// A side's men and kings and the opponent's, on White's orientation.
+/// A side's men and kings and the opponent's.
 struct Side {
     men: Bitboard,
     kings: Bitboard,
     opp_men: Bitboard,
     opp_kings: Bitboard,
-}
-
-fn orient(g: &Geometry, b: Bitboard, flip: bool) -> Bitboard {
-    if !flip {
-        return b;
-    }
-    let mut r = 0u64;
-    for sq in b {
-        r |= 1 << mirror(g, usize::from(sq.index()));
-    }
-    Bitboard(r)
 }
 
 fn side_score(g: &Geometry, t: &Tables, s: &Side, w: &Weights, phase: i32) -> i32 {
@@ -165,10 +146,10 @@ fn side_score(g: &Geometry, t: &Tables, s: &Side, w: &Weights, phase: i32) -> i3
         score += (s.men & Bitboard(t.guards)).count() as i32 * w.back_guard;
     }
     // Men with both forward squares taken (or off the board) cannot move.
-    let ahead_free = g.shift(empty, 2) | g.shift(empty, 3);
+    let ahead_free = g.shift(empty, t.backward[0]) | g.shift(empty, t.backward[1]);
     score -= (s.men & !ahead_free).count() as i32 * w.locked;
     // A man covered from behind on both sides cannot be taken from the front.
-    let covered = g.shift(s.men, 0) & g.shift(s.men, 1);
+    let covered = g.shift(s.men, t.forward[0]) & g.shift(s.men, t.forward[1]);
     score += (s.men & covered).count() as i32 * w.support;
     if s.opp_kings.is_empty() {
         let opp = s.opp_men.0;
@@ -176,7 +157,7 @@ fn side_score(g: &Geometry, t: &Tables, s: &Side, w: &Weights, phase: i32) -> i3
         for sq in s.men {
             let i = usize::from(sq.index());
             if t.cone[i] & opp == 0 {
-                let to_go = 9 - t.advance[i];
+                let to_go = i32::from(g.columns) - 1 - t.advance[i];
                 best = best.max(w.runaway - w.runaway_step * to_go);
             }
         }
@@ -210,13 +191,13 @@ pub fn evaluate(pos: &Position) -> i32 {
         opp_kings: black & kings,
     };
     let black_side = Side {
-        men: orient(g, black & !kings, true),
-        kings: orient(g, black & kings, true),
-        opp_men: orient(g, white & !kings, true),
-        opp_kings: orient(g, white & kings, true),
+        men: black & !kings,
+        kings: black & kings,
+        opp_men: white & !kings,
+        opp_kings: white & kings,
     };
-    let mut score =
-        side_score(g, &TEN, &white_side, w, phase) - side_score(g, &TEN, &black_side, w, phase);
+    let mut score = side_score(g, &TEN[0], &white_side, w, phase)
+        - side_score(g, &TEN[1], &black_side, w, phase);
     // Kings against a lone king, or a king against a few men, rarely win: pull toward a draw.
     let (wk, bk) = ((white & kings).count(), (black & kings).count());
     if (wk > 0

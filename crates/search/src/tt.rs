@@ -69,16 +69,20 @@ struct Slot {
 /// Slots per bucket: a key maps to one bucket and may live in any of its slots.
 const WAYS: usize = 4;
 
+/// One cache line of slots, so a probe touches memory once.
+#[derive(Default)]
+#[repr(align(64))]
+struct Bucket([Slot; WAYS]);
+
 /// The shared table.
 pub struct Table {
-    slots: Vec<Slot>,
-    buckets: usize,
+    buckets: Vec<Bucket>,
     age: AtomicU8,
 }
 
 impl std::fmt::Debug for Table {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Table({} slots)", self.slots.len())
+        write!(f, "Table({} buckets)", self.buckets.len())
     }
 }
 
@@ -87,11 +91,10 @@ impl Table {
     #[must_use]
     pub fn new(mib: usize) -> Table {
         let bytes = mib.max(1) * 1024 * 1024;
-        let buckets = (bytes / (16 * WAYS)).max(1);
-        let mut slots = Vec::with_capacity(buckets * WAYS);
-        slots.resize_with(buckets * WAYS, Slot::default);
+        let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::with_capacity(n);
+        buckets.resize_with(n, Bucket::default);
         Table {
-            slots,
             buckets,
             age: AtomicU8::new(0),
         }
@@ -99,7 +102,7 @@ impl Table {
 
     /// Forgets every entry.
     pub fn clear(&self) {
-        for s in &self.slots {
+        for s in self.buckets.iter().flat_map(|b| &b.0) {
             s.check.store(0, Relaxed);
             s.data.store(0, Relaxed);
         }
@@ -111,9 +114,9 @@ impl Table {
         self.age.fetch_add(1, Relaxed);
     }
 
-    fn bucket(&self, key: u64) -> &[Slot] {
-        let i = ((u128::from(key) * self.buckets as u128) >> 64) as usize;
-        &self.slots[i * WAYS..(i + 1) * WAYS]
+    fn bucket(&self, key: u64) -> &[Slot; WAYS] {
+        let i = ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize;
+        &self.buckets[i].0
     }
 
     /// The entry for `key`, if one is stored and intact.
@@ -171,9 +174,10 @@ impl Table {
     #[must_use]
     pub fn hashfull(&self) -> u32 {
         let age = self.age.load(Relaxed) & 0x3f;
-        let n = self.slots.len().min(4000);
-        let used = self.slots[..n]
+        let n = self.buckets.len().min(1000) * WAYS;
+        let used = self.buckets[..n / WAYS]
             .iter()
+            .flat_map(|b| &b.0)
             .filter(|s| {
                 let d = s.data.load(Relaxed);
                 d != 0 && Entry::unpack(d).age == age

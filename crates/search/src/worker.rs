@@ -518,7 +518,7 @@ impl<'a> Worker<'a> {
     fn order(&self, pos: &Position, list: &mut MoveList, tt_move: u16, ply: usize) {
         let turn = pos.turn().index();
         let [k0, k1] = self.killers[ply];
-        list.as_mut_slice().sort_by_cached_key(|m| {
+        list.as_mut_slice().sort_unstable_by_key(|m| {
             let k = m.key();
             let s: i64 = if k == tt_move && tt_move != 0 {
                 1 << 40

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Search speed against dame-rs (pip install dame-rs), side by side in one run: time to reach a fixed
+# depth from the same positions, single thread, and Kroon's own 2-thread time to depth.
+# usage: scripts/bench-search.sh [DEPTH] [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+depth=${1:-14}; runs=${2:-3}
+command -v dame >/dev/null || python3 -m pip install --quiet dame-rs
+cargo build --release --quiet
+k=target/release/kroon
+positions=(
+  "W:W31-50:B1-20"
+  "W:W27,28,29,31,32,33,34,35,36,38,39,40,42,43,45:B3,6,7,8,9,11,12,13,14,16,17,18,19,22,24"
+  "B:W22,26,27,28,32,33,34,36,37,38,39,41,43,44,48:B2,6,7,8,9,11,12,13,15,16,17,19,20,23,24"
+  "W:W24,27,30,32,33,35,38,39,40,42,44,47:B4,8,9,10,12,13,14,16,17,19,21,26"
+  "W:W25,27,28,30,32,33,34,35,37,38:B12,13,14,16,18,19,21,23,24,26"
+)
+median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+kroon_time() { # fen threads -> seconds, nodes
+  $k analyse --fen "$1" --depth "$depth" --threads "$2" --hash 64 | awk '/^depth/{t=$8; n=$6} END{print t, n}'
+}
+dame_time() {
+  dame search --fen "$1" --depth "$depth" --time 100000 --hash 64 | awk '/^depth/{t=$10; n=$8} END{sub("s","",t); print t, n}'
+}
+k1=(); k2=(); d1=()
+for r in $(seq "$runs"); do
+  sk=0; sk2=0; sd=0; nk=0; nd=0
+  for fen in "${positions[@]}"; do
+    read -r t n < <(kroon_time "$fen" 1); sk=$(awk -v a="$sk" -v b="$t" 'BEGIN{print a+b}'); nk=$((nk + n))
+    read -r t n < <(kroon_time "$fen" 2); sk2=$(awk -v a="$sk2" -v b="$t" 'BEGIN{print a+b}')
+    read -r t n < <(dame_time "$fen"); sd=$(awk -v a="$sd" -v b="$t" 'BEGIN{print a+b}'); nd=$((nd + n))
+  done
+  echo "run $r: depth $depth over ${#positions[@]} positions: kroon ${sk}s (${nk} nodes), kroon 2 threads ${sk2}s, dame ${sd}s (${nd} nodes)"
+  k1+=("$sk"); k2+=("$sk2"); d1+=("$sd")
+done
+km=$(printf '%s\n' "${k1[@]}" | median); k2m=$(printf '%s\n' "${k2[@]}" | median); dm=$(printf '%s\n' "${d1[@]}" | median)
+echo "medians: kroon ${km}s, kroon 2 threads ${k2m}s, dame ${dm}s"
+awk -v k="$km" -v k2="$k2m" -v d="$dm" 'BEGIN{printf "time to depth: kroon/dame %.2f (target < 0.5); 2 threads speed-up %.2fx (target >= 1.5)\n", k/d, k/k2}'
