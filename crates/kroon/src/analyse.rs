@@ -42,7 +42,7 @@ pub fn run(
     };
     let print = |info: Info| {
         let secs = info.elapsed.as_secs_f64();
-        println!(
+        let _ = say!(
             "depth {:>2}/{:<2} score {:>+7.2} nodes {:>11} time {:>7.3} nps {:>6.2}M pv {}",
             info.depth,
             info.seldepth,
@@ -55,8 +55,8 @@ pub fn run(
     };
     let result = engine.search(&req, &print);
     match result.best {
-        Some(mv) => println!("best {}", notation::display(&root, &mv)),
-        None => println!("best none (no legal move)"),
+        Some(mv) => say!("best {}", notation::display(&root, &mv))?,
+        None => say!("best none (no legal move)")?,
     }
     Ok(())
 }

@@ -21,7 +21,7 @@ const POSITIONS: [&str; 10] = [
     "W:WK46,33:B15,K3",
 ];
 
-pub fn run(depth: u32) {
+pub fn run(depth: u32) -> std::io::Result<()> {
     let mut total = 0u64;
     let start = Instant::now();
     for fen in POSITIONS {
@@ -32,8 +32,8 @@ pub fn run(depth: u32) {
             .nodes;
     }
     let secs = start.elapsed().as_secs_f64();
-    println!("bench depth {depth} positions {}", POSITIONS.len());
-    println!("nodes {total}");
-    println!("seconds {secs:.3}");
-    println!("nps {:.0}", total as f64 / secs.max(1e-9));
+    say!("bench depth {depth} positions {}", POSITIONS.len())?;
+    say!("nodes {total}")?;
+    say!("seconds {secs:.3}")?;
+    say!("nps {:.0}", total as f64 / secs.max(1e-9))
 }

@@ -1,5 +1,14 @@
 //! Kroon, a draughts engine: the command line.
 
+/// Writes a line to standard output and returns the `io::Result`; a closed pipe (`kroon ... | head`)
+/// then ends the program quietly instead of panicking as `println!` would.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 mod analyse;
 mod bench;
 mod board;
@@ -124,6 +133,12 @@ fn main() -> std::process::ExitCode {
     match run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
+            let closed_pipe = e
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe);
+            if closed_pipe {
+                return std::process::ExitCode::SUCCESS;
+            }
             eprintln!("kroon: {e:#}");
             std::process::ExitCode::FAILURE
         }
@@ -155,7 +170,7 @@ fn run() -> Result<()> {
             let nodes = if split && depth > 0 {
                 let mut total = 0;
                 for (mv, n) in divide(&pos, depth, dups) {
-                    println!("{} {n}", notation::long(&mv, pos.variant()));
+                    say!("{} {n}", notation::long(&mv, pos.variant()))?;
                     total += n;
                 }
                 total
@@ -163,9 +178,9 @@ fn run() -> Result<()> {
                 perft::parallel(&pos, depth, dups, threads)
             };
             let secs = start.elapsed().as_secs_f64();
-            println!("nodes {nodes}");
-            println!("seconds {secs:.3}");
-            println!("mnps {:.2}", nodes as f64 / secs.max(1e-9) / 1e6);
+            say!("nodes {nodes}")?;
+            say!("seconds {secs:.3}")?;
+            say!("mnps {:.2}", nodes as f64 / secs.max(1e-9) / 1e6)?;
         }
         Command::Moves {
             position,
@@ -173,7 +188,7 @@ fn run() -> Result<()> {
         } => {
             let pos = position.resolve(&config.engine.variant)?;
             for mv in &pos.legal_moves() {
-                println!("{}", notation::long(mv, pos.variant()));
+                say!("{}", notation::long(mv, pos.variant()))?;
             }
         }
         Command::Moves {
@@ -232,12 +247,12 @@ fn run() -> Result<()> {
                 hash.unwrap_or(config.engine.hash),
             )?;
         }
-        Command::Bench { depth } => bench::run(depth),
+        Command::Bench { depth } => bench::run(depth)?,
         Command::Hub => hub_main::run(&config)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,
         Command::Show { position } => {
             let pos = position.resolve(&config.engine.variant)?;
-            print!("{}", board::diagram(&pos));
+            say!("{}", board::diagram(&pos).trim_end())?;
         }
     }
     Ok(())

@@ -49,10 +49,25 @@ impl EndgameRule {
 /// Plies of king moves without capture after which the game is drawn (FMJD 6.2).
 pub const KING_MOVE_PLIES: u32 = 50;
 
+/// Plies without a capture or a man move after which an English game is drawn (the 40-move rule).
+pub const ENGLISH_QUIET_PLIES: u32 = 80;
+
+/// Plies of king-only moves without capture that draw a game of `variant`.
+#[must_use]
+pub const fn quiet_limit(variant: Variant) -> u32 {
+    match variant {
+        Variant::English => ENGLISH_QUIET_PLIES,
+        _ => KING_MOVE_PLIES,
+    }
+}
+
 /// The endgame rule a position falls under, if any: one side has a lone king and the other has
 /// at least one king among at most three pieces.
 #[must_use]
 pub fn endgame_rule(pos: &Position) -> Option<EndgameRule> {
+    if pos.variant() == Variant::English {
+        return None;
+    }
     let kings = pos.kings();
     for side in [Colour::White, Colour::Black] {
         let strong = pos.pieces(side);
@@ -227,7 +242,7 @@ impl Game {
                 }));
             }
         }
-        if self.king_plies() >= KING_MOVE_PLIES {
+        if self.king_plies() >= quiet_limit(variant) {
             return Some(Outcome::Draw(DrawReason::TwentyFiveMoves));
         }
         None

@@ -1,6 +1,6 @@
 //! Variants: the rules of each game as data (`Rules`), and the `Variant` enum that dispatches to them once.
 
-use crate::geometry::{Geometry, TEN};
+use crate::geometry::{Geometry, EIGHT, TEN};
 use std::fmt;
 use std::str::FromStr;
 
@@ -18,6 +18,9 @@ pub trait Rules: 'static {
     const MAJORITY: bool = true;
     /// A king that captures a king must land directly behind the last piece it takes (Killer).
     const KILLER: bool = false;
+    /// A man that reaches the far row during a capture is crowned at once and goes on capturing as a
+    /// king (Russian).
+    const CROWN_IN_CAPTURE: bool = false;
 }
 
 /// International draughts under the FMJD rules.
@@ -53,6 +56,36 @@ impl Rules for Losing {
     const GEO: &'static Geometry = &TEN;
 }
 
+/// Brazilian draughts: the international rules on the 8x8 board.
+#[derive(Debug)]
+pub struct Brazilian;
+impl Rules for Brazilian {
+    const VARIANT: Variant = Variant::Brazilian;
+    const GEO: &'static Geometry = &EIGHT;
+}
+
+/// Russian draughts: flying kings, free choice of capture, crowning during a capture.
+#[derive(Debug)]
+pub struct Russian;
+impl Rules for Russian {
+    const VARIANT: Variant = Variant::Russian;
+    const GEO: &'static Geometry = &EIGHT;
+    const MAJORITY: bool = false;
+    const CROWN_IN_CAPTURE: bool = true;
+}
+
+/// English draughts (American checkers): short kings, men capture forwards only, free choice of
+/// capture; the dark side (fields 1-12) moves first.
+#[derive(Debug)]
+pub struct English;
+impl Rules for English {
+    const VARIANT: Variant = Variant::English;
+    const GEO: &'static Geometry = &EIGHT;
+    const FLYING_KINGS: bool = false;
+    const MEN_CAPTURE_BACKWARD: bool = false;
+    const MAJORITY: bool = false;
+}
+
 /// The variants Kroon plays.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub enum Variant {
@@ -65,15 +98,24 @@ pub enum Variant {
     Breakthrough,
     /// Losing draughts, 10x10.
     Losing,
+    /// Brazilian draughts, 8x8.
+    Brazilian,
+    /// Russian draughts, 8x8.
+    Russian,
+    /// English draughts / American checkers, 8x8.
+    English,
 }
 
 impl Variant {
     /// Every variant, in the order the Hub `variant` parameter lists them.
-    pub const ALL: [Variant; 4] = [
+    pub const ALL: [Variant; 7] = [
         Variant::International,
         Variant::Killer,
         Variant::Breakthrough,
         Variant::Losing,
+        Variant::Brazilian,
+        Variant::Russian,
+        Variant::English,
     ];
 
     /// The board of this variant.
@@ -83,6 +125,7 @@ impl Variant {
             Variant::International | Variant::Killer | Variant::Breakthrough | Variant::Losing => {
                 &TEN
             }
+            Variant::Brazilian | Variant::Russian | Variant::English => &EIGHT,
         }
     }
 
@@ -94,6 +137,20 @@ impl Variant {
             Variant::Killer => "killer",
             Variant::Breakthrough => "bt",
             Variant::Losing => "losing",
+            Variant::Brazilian => "brazilian",
+            Variant::Russian => "russian",
+            Variant::English => "english",
+        }
+    }
+
+    /// The side that moves first: White, except in English draughts where the dark side (Black,
+    /// on fields 1-12) starts.
+    #[must_use]
+    pub fn first_to_move(self) -> crate::Colour {
+        if self == Variant::English {
+            crate::Colour::Black
+        } else {
+            crate::Colour::White
         }
     }
 }
@@ -106,7 +163,7 @@ impl fmt::Display for Variant {
 
 /// A variant name that Kroon does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant `{0}` (known: normal, killer, bt, losing)")]
+#[error("unknown variant `{0}` (known: normal, killer, bt, losing, brazilian, russian, english)")]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for Variant {
@@ -117,6 +174,9 @@ impl FromStr for Variant {
             "killer" => Ok(Variant::Killer),
             "bt" | "breakthrough" => Ok(Variant::Breakthrough),
             "losing" | "antidraughts" | "giveaway" => Ok(Variant::Losing),
+            "brazilian" => Ok(Variant::Brazilian),
+            "russian" => Ok(Variant::Russian),
+            "english" | "american" | "checkers" => Ok(Variant::English),
             _ => Err(UnknownVariant(s.to_owned())),
         }
     }
@@ -142,6 +202,18 @@ macro_rules! with_rules {
             }
             $crate::Variant::Losing => {
                 type $R = $crate::variant::Losing;
+                $body
+            }
+            $crate::Variant::Brazilian => {
+                type $R = $crate::variant::Brazilian;
+                $body
+            }
+            $crate::Variant::Russian => {
+                type $R = $crate::variant::Russian;
+                $body
+            }
+            $crate::Variant::English => {
+                type $R = $crate::variant::English;
                 $body
             }
         }

@@ -99,7 +99,7 @@ const fn build_tables(g: &Geometry, mirrored: bool) -> Tables {
                 s2 += 1;
             }
             t.cone[sq] = cone;
-            if r >= 4 && r <= 5 && c >= 2 && c <= 7 {
+            if r >= n / 2 - 1 && r <= n / 2 && c >= 2 && c <= n - 3 {
                 t.centre |= 1 << sq;
             }
             if c < n / 2 {
@@ -119,6 +119,10 @@ const fn build_tables(g: &Geometry, mirrored: bool) -> Tables {
 static TEN: [Tables; 2] = [
     build_tables(&kroon_rules::geometry::TEN, false),
     build_tables(&kroon_rules::geometry::TEN, true),
+];
+static EIGHT: [Tables; 2] = [
+    build_tables(&kroon_rules::geometry::EIGHT, false),
+    build_tables(&kroon_rules::geometry::EIGHT, true),
 ];
 
 /// A side's men and kings and the opponent's.
@@ -178,12 +182,26 @@ fn side_score(g: &Geometry, t: &Tables, s: &Side, w: &Weights, phase: i32) -> i3
 /// The static evaluation of `pos` for the side to move, in centi-men.
 #[must_use]
 pub fn evaluate(pos: &Position) -> i32 {
-    let g = pos.variant().geometry();
-    let w = &WEIGHTS;
+    let variant = pos.variant();
+    let g = variant.geometry();
+    let short_kings;
+    let w = if variant == Variant::English {
+        // A king that moves one square at a time is worth much less.
+        short_kings = Weights {
+            king: 150,
+            king_mobility: 4,
+            ..WEIGHTS
+        };
+        &short_kings
+    } else {
+        &WEIGHTS
+    };
+    let tables = if g.columns == 10 { &TEN } else { &EIGHT };
     let kings = pos.kings();
     let (white, black) = (pos.pieces(Colour::White), pos.pieces(Colour::Black));
     let pieces = (white | black).count() as i32;
-    let phase = ((40 - pieces.min(40)) * 256 / 40).clamp(0, 256);
+    let full = 2 * g.initial[0].count() as i32;
+    let phase = ((full - pieces.min(full)) * 256 / full).clamp(0, 256);
     let white_side = Side {
         men: white & !kings,
         kings: white & kings,
@@ -196,8 +214,8 @@ pub fn evaluate(pos: &Position) -> i32 {
         opp_men: white & !kings,
         opp_kings: white & kings,
     };
-    let mut score = side_score(g, &TEN[0], &white_side, w, phase)
-        - side_score(g, &TEN[1], &black_side, w, phase);
+    let mut score = side_score(g, &tables[0], &white_side, w, phase)
+        - side_score(g, &tables[1], &black_side, w, phase);
     // Kings against a lone king, or a king against a few men, rarely win: pull toward a draw.
     let (wk, bk) = ((white & kings).count(), (black & kings).count());
     if (wk > 0
@@ -252,6 +270,9 @@ mod tests {
             &parse_fen("W:W6,7,8,9,10:B41,42,43,44,45", Variant::International).unwrap(),
             3,
         );
+        for v in [Variant::Brazilian, Variant::Russian, Variant::English] {
+            symmetric(&Position::initial(v), 5);
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::smp::Shared;
 use crate::time::TimeManager;
 use crate::tt::{Bound, Entry};
 use crate::{Info, MAX_DEPTH, MAX_PLY};
-use kroon_rules::game::{endgame_rule, is_king_quiet, KING_MOVE_PLIES};
+use kroon_rules::game::{endgame_rule, is_king_quiet, quiet_limit};
 use kroon_rules::{movegen, Move, MoveList, Position, Variant};
 use std::sync::atomic::Ordering;
 
@@ -267,7 +267,7 @@ impl<'a> Worker<'a> {
     #[inline]
     fn is_draw(&self, pos: &Position, ply: usize) -> bool {
         let f = self.frames[ply];
-        if f.king_plies >= KING_MOVE_PLIES {
+        if f.king_plies >= quiet_limit(self.variant) {
             return true;
         }
         if f.endgame_plies > 0 {

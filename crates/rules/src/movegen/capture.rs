@@ -68,6 +68,8 @@ struct Builder<'a, R: Rules, const KEEP: bool> {
     kings: u64,
     promo: Bitboard,
     man: bool,
+    /// A man crowned during this capture (Russian).
+    crowned: bool,
     best: u32,
     _rules: std::marker::PhantomData<R>,
 }
@@ -119,12 +121,36 @@ impl<R: Rules, const KEEP: bool> Builder<'_, R, KEEP> {
                 let l = g.step(v, d);
                 if self.is_empty(l) {
                     found = true;
-                    self.step_captures(l, captured | 1 << v, dirs);
+                    if R::CROWN_IN_CAPTURE
+                        && self.man
+                        && !self.crowned
+                        && self.promo.0 & (1 << l) != 0
+                    {
+                        self.crowned = true;
+                        self.crowned_at(l, d, captured | 1 << v);
+                        self.crowned = false;
+                    } else {
+                        self.step_captures(l, captured | 1 << v, dirs);
+                    }
                 }
             }
         }
         if !found && captured != 0 {
             self.add(sq, captured);
+        }
+    }
+
+    /// A man crowned on `l` after capturing in direction `d` goes on capturing as a flying king.
+    fn crowned_at(&mut self, l: u8, d: usize, captured: u64) {
+        let mut found = false;
+        for d2 in [d, d ^ 1, d ^ 2] {
+            if let Some(v2) = self.victim(l, d2, captured) {
+                found = true;
+                self.king_after(v2, d2, captured | 1 << v2);
+            }
+        }
+        if !found {
+            self.add(l, captured);
         }
     }
 
@@ -205,6 +231,7 @@ pub(crate) fn generate<R: Rules, const KEEP: bool>(pos: &Position, out: &mut Mov
         kings: kings.0,
         promo,
         man: true,
+        crowned: false,
         best: 1,
         _rules: std::marker::PhantomData,
     };
