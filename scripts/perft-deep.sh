@@ -25,4 +25,10 @@ check AlmostPromotion "W:W6,7,8,9,10:B41,42,43,44,45" 8 138362698
 check FrontRows "W:B16,17,18,19,20:W31,32,33,34,35" 12 34907891
 check Killer-Random178 "B:BK17,K24:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46" 9 1133545351 --variant killer
 check Killer-Woldouby "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38" 15 343968214 --variant killer
+check Brazilian "W:W21-32:B1-12" 11 105491257 --variant brazilian
+check Brazilian "W:W21-32:B1-12" 10 21566606 --variant brazilian --keep-duplicates
+check Russian "W:W21-32:B1-12" 10 22444032 --variant russian
+check Russian "W:W21-32:B1-12" 11 110917189 --variant russian
+check English "B:W21-32:B1-12" 12 388623673 --variant english --keep-duplicates
+check English "B:W21-32:B1-12" 12 388617999 --variant english
 exit $fail
