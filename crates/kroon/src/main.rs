@@ -17,6 +17,7 @@ mod dxp_main;
 mod hub_main;
 mod logging;
 mod perft;
+mod tourney;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -111,6 +112,8 @@ enum Command {
     Hub,
     /// Play engine-vs-engine games over DXP (DamExchange) on TCP.
     Dxp(dxp_main::DxpArgs),
+    /// Play a match or tournament between Hub and DXP engines.
+    Match(tourney::MatchArgs),
     /// Print a board diagram with field numbers.
     Show {
         #[command(flatten)]
@@ -249,6 +252,7 @@ fn run() -> Result<()> {
         }
         Command::Bench { depth } => bench::run(depth)?,
         Command::Hub => hub_main::run(&config)?,
+        Command::Match(args) => tourney::run(args, &config)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,
         Command::Show { position } => {
             let pos = position.resolve(&config.engine.variant)?;
