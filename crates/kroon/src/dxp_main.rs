@@ -1,12 +1,241 @@
-//! `kroon dxp`: DamExchange games over TCP.
+//! `kroon dxp`: DamExchange games over TCP. This file reads the flags and the settings, starts the
+//! engine and a tokio runtime, and hands over to `kroon_protocol::dxp` (session, server, client).
+//! Standard output gets one line per finished game and, for an initiator, the match score.
 
 use crate::config::Config;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
+use kroon_protocol::dxp::net;
+use kroon_protocol::dxp::pdn;
+use kroon_protocol::dxp::session::{
+    GameRecord, MatchPlan, Role, SessionConfig, SessionEnd, DEFAULT_END_GRACE,
+    DEFAULT_FIRST_MOVE_DELAY,
+};
+use kroon_protocol::dxp::AcceptCode;
+use kroon_rules::{parse_fen, Variant};
+use kroon_search::Engine;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
 
-/// DXP options.
+/// How long `--connect` keeps trying while the server is not listening yet.
+const CONNECT_PATIENCE: Duration = Duration::from_secs(10);
+
+/// DXP options. Without `--connect`, Kroon listens (on `dxp.listen` from the settings unless an
+/// address is given); without `--initiator`, it answers the peer's game requests.
 #[derive(clap::Args, Debug)]
-pub struct DxpArgs {}
+pub struct DxpArgs {
+    /// Be the server: listen on ADDR:PORT (default: `dxp.listen` from the settings,
+    /// 127.0.0.1:27531). Port 0 picks a free port; the address is printed on standard output.
+    #[arg(
+        long,
+        value_name = "ADDR:PORT",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "connect"
+    )]
+    listen: Option<String>,
+    /// Be the client: connect to a DXP server at ADDR:PORT.
+    #[arg(long, value_name = "ADDR:PORT")]
+    connect: Option<String>,
+    /// Propose the games (send game requests) instead of answering them.
+    #[arg(long)]
+    initiator: bool,
+    /// Initiator: number of games; Kroon plays White in the odd ones.
+    #[arg(long, default_value_t = 2, requires = "initiator",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    games: u32,
+    /// Initiator: thinking time per side for each game, in minutes.
+    #[arg(long, value_name = "MINUTES", default_value_t = 10, requires = "initiator",
+          value_parser = clap::value_parser!(u16).range(1..=999))]
+    time: u16,
+    /// Initiator: moves in that time; the game is adjudicated when both have played them (0: no limit).
+    #[arg(long, default_value_t = 75, requires = "initiator",
+          value_parser = clap::value_parser!(u16).range(0..=999))]
+    moves: u16,
+    /// Initiator: start every game from this position (PDN FEN) instead of the initial one.
+    #[arg(long, value_name = "FEN", requires = "initiator")]
+    fen: Option<String>,
+    /// Search threads (default: from the settings).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Transposition table in MiB (default: from the settings).
+    #[arg(long)]
+    hash: Option<usize>,
+    /// Name sent to the peer (default: `dxp.name` from the settings).
+    #[arg(long)]
+    name: Option<String>,
+    /// Append every finished game to this PDN file.
+    #[arg(long, value_name = "FILE")]
+    pdn: Option<PathBuf>,
+    /// Give up a peer that sends nothing for this long, in seconds (longer while its clock runs).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout: u64,
+    /// Think at most this long per move, in seconds, even when the clock allows more.
+    #[arg(long, value_name = "SECONDS")]
+    move_time: Option<f64>,
+}
 
-pub fn run(_args: DxpArgs, _config: &Config) -> Result<()> {
-    bail!("DXP is not available yet")
+/// Kroon's results, from its side.
+#[derive(Default, Debug)]
+struct Tally {
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    unknown: u32,
+    peer: String,
+}
+
+impl Tally {
+    fn add(&mut self, rec: &GameRecord) {
+        self.peer = if rec.kroon == kroon_rules::Colour::White {
+            rec.black.clone()
+        } else {
+            rec.white.clone()
+        };
+        match rec.kroon_points() {
+            Some(2) => self.wins += 1,
+            Some(1) => self.draws += 1,
+            Some(_) => self.losses += 1,
+            None => self.unknown += 1,
+        }
+    }
+
+    fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses + self.unknown
+    }
+
+    /// `match Kroon - Scan: 5-3 in 4 games (+2 =1 -1, 0 unknown)`, in draughts points.
+    fn line(&self, name: &str) -> String {
+        let peer = if self.peer.is_empty() {
+            "peer"
+        } else {
+            &self.peer
+        };
+        format!(
+            "match {name} - {peer}: {}-{} in {} games (+{} ={} -{}, {} unknown)",
+            2 * self.wins + self.draws,
+            2 * self.losses + self.draws,
+            self.games(),
+            self.wins,
+            self.draws,
+            self.losses,
+            self.unknown
+        )
+    }
+}
+
+fn append_pdn(path: &PathBuf, rec: &GameRecord) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    file.write_all(pdn::write_game(rec).as_bytes())?;
+    file.flush()
+}
+
+pub fn run(args: DxpArgs, config: &Config) -> Result<()> {
+    let variant: Variant = config.engine.variant.parse()?;
+    let threads = args.threads.unwrap_or(config.engine.threads);
+    if threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    let hash = args.hash.unwrap_or(config.engine.hash);
+    let name = args.name.unwrap_or_else(|| config.dxp.name.clone());
+    if name.is_empty() || name.len() > kroon_protocol::dxp::NAME_WIDTH || !name.is_ascii() {
+        bail!("--name must be 1 to 32 ASCII characters, not `{name}`");
+    }
+    let move_time = match args.move_time {
+        None => None,
+        Some(s) if s.is_finite() && s > 0.0 && s < 1e6 => Some(Duration::from_secs_f64(s)),
+        Some(s) => bail!("--move-time must be a positive number of seconds, not {s}"),
+    };
+    let role = if args.initiator {
+        let start = match &args.fen {
+            None => None,
+            Some(text) => {
+                Some(parse_fen(text, variant).with_context(|| format!("bad --fen `{text}`"))?)
+            }
+        };
+        Role::Initiator(MatchPlan {
+            games: args.games,
+            minutes: args.time,
+            moves: args.moves,
+            start,
+        })
+    } else {
+        Role::Follower
+    };
+    let initiator = args.initiator;
+    let cfg = SessionConfig {
+        name: name.clone(),
+        variant,
+        role,
+        idle_timeout: Duration::from_secs(args.idle_timeout),
+        move_time,
+        end_grace: DEFAULT_END_GRACE,
+        first_move_delay: DEFAULT_FIRST_MOVE_DELAY,
+    };
+
+    let mut engine = Engine::new(threads, hash);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let mut tally = Tally::default();
+    let pdn_path = args.pdn;
+    let mut on_game = |rec: &GameRecord| {
+        println!("{rec}");
+        tally.add(rec);
+        if let Some(path) = &pdn_path {
+            if let Err(e) = append_pdn(path, rec) {
+                tracing::error!(
+                    "cannot append game {} to {}: {e}",
+                    rec.number,
+                    path.display()
+                );
+            }
+        }
+    };
+
+    let outcome: Result<Option<SessionEnd>> = runtime.block_on(async {
+        if let Some(addr) = &args.connect {
+            let stream = net::connect(addr, CONNECT_PATIENCE)
+                .await
+                .with_context(|| format!("cannot connect to {addr}"))?;
+            let end = net::play_client(stream, &cfg, &mut engine, &mut on_game).await?;
+            tracing::info!("connection to {addr} over ({end:?})");
+            Ok(Some(end))
+        } else {
+            let addr = match args.listen.as_deref() {
+                None | Some("") => config.dxp.listen.as_str(),
+                Some(addr) => addr,
+            };
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            println!("listening on {}", listener.local_addr()?);
+            std::io::stdout().flush()?;
+            net::serve(&listener, &cfg, &mut engine, &mut on_game).await?;
+            Ok(None)
+        }
+    });
+    if initiator {
+        println!("{}", tally.line(&name));
+    }
+    match outcome? {
+        Some(SessionEnd::Refused(code)) => {
+            let why = match code {
+                AcceptCode::UnsupportedVersion => "does not support DXP version 01",
+                AcceptCode::Declined => "declined the game",
+                AcceptCode::NoMoreGames => "wants no more games",
+                AcceptCode::Accepted => "accepted",
+            };
+            bail!("the peer {why} (game accept code {code:?})")
+        }
+        Some(SessionEnd::PeerClosed) if initiator => {
+            bail!("the peer closed the connection before the match was over")
+        }
+        _ => Ok(()),
+    }
 }

@@ -1,0 +1,157 @@
+//! PDN text of a finished DXP game: the tag pairs (players, result, date, time control, and the
+//! FEN when the game did not start from the initial position), then the moves and the result.
+
+use kroon_rules::{notation, write_fen, Colour, Position, Variant};
+
+use super::session::GameRecord;
+
+/// Longest line of move text.
+const LINE: usize = 79;
+
+/// A PDN string value: `"` and `\` escaped.
+fn quoted(text: &str) -> String {
+    let mut s = String::with_capacity(text.len() + 2);
+    s.push('"');
+    for c in text.chars() {
+        if c == '"' || c == '\\' {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('"');
+    s
+}
+
+/// The PDN of one game, ending with a blank line, ready to append to a file.
+#[must_use]
+pub fn write_game(rec: &GameRecord) -> String {
+    let mut out = String::new();
+    let mut tag = |name: &str, value: &str| {
+        out.push_str(&format!("[{name} {}]\n", quoted(value)));
+    };
+    tag("Event", "DXP match");
+    tag("Date", &rec.date);
+    tag("Round", &rec.number.to_string());
+    tag("White", &rec.white);
+    tag("Black", &rec.black);
+    tag("Result", rec.result.pdn());
+    if rec.start.variant() == Variant::International {
+        tag("GameType", "20");
+    }
+    if rec.start != Position::initial(rec.start.variant()) {
+        tag("FEN", &write_fen(&rec.start));
+    }
+    let seconds = u32::from(rec.minutes) * 60;
+    let control = match rec.moves_limit {
+        0 => seconds.to_string(),
+        moves => format!("{moves}/{seconds}"),
+    };
+    tag("TimeControl", &control);
+    tag("Termination", &rec.termination);
+    out.push('\n');
+
+    // Move text: numbered pairs, `1... 19-23` when Black starts, and a comment on why it ended.
+    let mut tokens = Vec::with_capacity(rec.moves.len() * 3 / 2 + 2);
+    let mut pos = rec.start;
+    let mut number = 1;
+    for (i, mv) in rec.moves.iter().enumerate() {
+        if pos.turn() == Colour::White {
+            tokens.push(format!("{number}."));
+        } else if i == 0 {
+            tokens.push(format!("{number}..."));
+        }
+        tokens.push(notation::display(&pos, mv));
+        if pos.turn() == Colour::Black {
+            number += 1;
+        }
+        pos = pos.play(mv);
+    }
+    tokens.push(format!("{{{}}}", rec.termination.replace('}', ")")));
+    tokens.push(rec.result.pdn().to_owned());
+
+    let mut line = String::new();
+    for token in tokens {
+        if !line.is_empty() && line.len() + 1 + token.len() > LINE {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&token);
+    }
+    out.push_str(&line);
+    out.push_str("\n\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::session::{GameRecord, GameResult};
+    use super::*;
+    use kroon_rules::{parse_fen, parse_move};
+
+    fn record(start: Position, moves: &[&str], result: GameResult) -> GameRecord {
+        let mut pos = start;
+        let mut played = Vec::new();
+        for text in moves {
+            let mv = parse_move(&pos, text).unwrap();
+            pos = pos.play(&mv);
+            played.push(mv);
+        }
+        GameRecord {
+            number: 2,
+            date: "2024.05.06".into(),
+            white: "Kroon".into(),
+            black: "Scan \"3.1\"".into(),
+            kroon: Colour::White,
+            start,
+            moves: played,
+            result,
+            termination: "Black has no legal move".into(),
+            minutes: 1,
+            moves_limit: 50,
+        }
+    }
+
+    #[test]
+    fn tags_and_moves() {
+        let start = Position::initial(Variant::International);
+        let text = write_game(&record(
+            start,
+            &["32-28", "19-23", "28x19"],
+            GameResult::WhiteWins,
+        ));
+        assert!(text.contains("[White \"Kroon\"]\n"), "{text}");
+        assert!(text.contains("[Black \"Scan \\\"3.1\\\"\"]\n"), "{text}");
+        assert!(text.contains("[Result \"2-0\"]\n"));
+        assert!(text.contains("[TimeControl \"50/60\"]\n"));
+        assert!(!text.contains("[FEN"));
+        assert!(
+            text.ends_with("1. 32-28 19-23 2. 28x19 {Black has no legal move} 2-0\n\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn fen_and_black_first() {
+        let start = parse_fen("B:W38,K46:B19,23", Variant::International).unwrap();
+        let text = write_game(&record(start, &["19-24"], GameResult::Unknown));
+        assert!(text.contains("[FEN \"B:W38,K46:B19,23\"]"), "{text}");
+        assert!(text.contains("1... 19-24 {"), "{text}");
+        assert!(text.trim_end().ends_with('*'));
+    }
+
+    #[test]
+    fn long_games_wrap() {
+        let start = Position::initial(Variant::International);
+        let moves = [
+            "32-28", "19-23", "28x19", "14x23", "37-32", "10-14", "41-37", "5-10",
+        ];
+        let text = write_game(&record(start, &moves, GameResult::Draw));
+        let body = text.split("\n\n").nth(1).unwrap();
+        assert!(body.lines().all(|l| l.len() <= LINE), "{body}");
+        assert!(body.lines().count() > 1, "{body}");
+    }
+}

@@ -1,0 +1,413 @@
+//! `kroon dxp` end to end over 127.0.0.1: two Kroon processes play a match; a scripted raw-socket
+//! peer sends bad input, a back request and a second connection to a running server, which must
+//! survive all of it; pydraughts' DXPEngine drives a Kroon server through whole games.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kroon_protocol::dxp::session::{find_move, to_dxp_move};
+use kroon_protocol::dxp::{BackReq, Dxp, DxpColour, DxpMove, GameReq};
+use kroon_rules::{parse_move, Game, Position, Variant};
+
+const KROON: &str = env!("CARGO_BIN_EXE_kroon");
+
+fn log_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dxp-{name}-{}.log", std::process::id()))
+}
+
+/// A `kroon dxp` process; killed when dropped. Its standard output is collected line by line.
+struct Kroon {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+    log: PathBuf,
+}
+
+impl Kroon {
+    fn spawn(name: &str, args: &[&str]) -> Kroon {
+        let log = log_path(name);
+        let child = Command::new(KROON)
+            .arg("dxp")
+            .args(["--threads", "1", "--hash", "8"])
+            .args(args)
+            .env("KROON_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("start kroon dxp");
+        let mut kroon = Kroon {
+            child,
+            lines: Arc::default(),
+            log,
+        };
+        let stdout = kroon.child.stdout.take().unwrap();
+        let lines = Arc::clone(&kroon.lines);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                lines.lock().unwrap().push(line);
+            }
+        });
+        kroon
+    }
+
+    /// A follower server on a free port; returns it and its address.
+    fn server(name: &str, args: &[&str]) -> (Kroon, String) {
+        let mut all = vec!["--listen", "127.0.0.1:0", "--name", name];
+        all.extend_from_slice(args);
+        let kroon = Kroon::spawn(name, &all);
+        let line = kroon.wait_line("listening on ", Duration::from_secs(20));
+        let addr = line.trim_start_matches("listening on ").to_owned();
+        (kroon, addr)
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+
+    fn wait_line(&self, prefix: &str, limit: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            if let Some(l) = self.lines().into_iter().find(|l| l.starts_with(prefix)) {
+                return l;
+            }
+            assert!(
+                start.elapsed() < limit,
+                "no `{prefix}` line from kroon within {limit:?}; output {:?}\n{}",
+                self.lines(),
+                self.log_text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Waits for the process to end; kills it and fails after `limit`.
+    fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if start.elapsed() > limit {
+                let _ = self.child.kill();
+                panic!(
+                    "kroon did not finish within {limit:?}; output {:?}\n{}",
+                    self.lines(),
+                    self.log_text()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Kroon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A peer speaking raw DXP over a socket, with the game as it sees it.
+struct Peer {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    game: Game,
+}
+
+impl Peer {
+    fn connect(addr: &str) -> Peer {
+        let stream = TcpStream::connect(addr).expect("connect to kroon");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(15)))
+            .unwrap();
+        Peer {
+            stream,
+            buf: Vec::new(),
+            game: Game::new(Position::initial(Variant::International)),
+        }
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).unwrap();
+    }
+
+    fn send(&mut self, msg: &Dxp) {
+        let mut bytes = msg.to_string().into_bytes();
+        bytes.push(0);
+        self.send_raw(&bytes);
+    }
+
+    fn send_text(&mut self, text: &str) {
+        self.send(&text.parse().unwrap());
+    }
+
+    /// The next message, or `None` once Kroon has closed the connection.
+    fn recv(&mut self) -> Option<String> {
+        loop {
+            if let Some(end) = self.buf.iter().position(|&b| b == 0) {
+                let frame: Vec<u8> = self.buf.drain(..=end).collect();
+                return Some(String::from_utf8_lossy(&frame[..end]).into_owned());
+            }
+            let mut chunk = [0u8; 512];
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return None,
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return None,
+                Err(e) => panic!("no message from kroon: {e}"),
+            }
+        }
+    }
+
+    fn expect(&mut self, prefix: &str) -> String {
+        let msg = self.recv().expect("kroon closed the connection");
+        assert!(msg.starts_with(prefix), "expected {prefix:?}, got {msg:?}");
+        msg
+    }
+
+    /// Reads the messages until Kroon closes; fails after a limit.
+    fn expect_close(&mut self) -> Vec<String> {
+        let mut seen = Vec::new();
+        while let Some(msg) = self.recv() {
+            seen.push(msg);
+            assert!(seen.len() < 10, "kroon keeps talking: {seen:?}");
+        }
+        seen
+    }
+
+    fn request(&mut self, kroon: DxpColour) {
+        self.game = Game::new(Position::initial(Variant::International));
+        self.send(&Dxp::GameReq(GameReq {
+            version: 1,
+            initiator: "Raw peer".into(),
+            follower_colour: kroon,
+            minutes: 5,
+            moves: 0,
+            start: None,
+        }));
+        assert_eq!(self.expect("A"), format!("A{:<32}0", "Server"));
+    }
+
+    fn play(&mut self, text: &str) {
+        let mv = parse_move(self.game.position(), text).unwrap();
+        let m = to_dxp_move(&mv, Duration::from_secs(1), Variant::International).unwrap();
+        self.send(&Dxp::Move(m));
+        self.game.play(&mv).unwrap();
+    }
+
+    fn expect_move(&mut self) {
+        let text = self.expect("M");
+        let m: DxpMove = text.parse().unwrap();
+        let mv = find_move(self.game.position(), &m)
+            .unwrap_or_else(|e| panic!("kroon's move {text} is illegal: {e}"));
+        self.game.play(&mv).unwrap();
+    }
+}
+
+#[test]
+fn two_kroons_play_a_match() {
+    let (mut server, addr) = Kroon::server("Follower", &["--move-time", "0.05"]);
+    let pdn = log_path("match").with_extension("pdn");
+    let _ = std::fs::remove_file(&pdn);
+    let mut client = Kroon::spawn(
+        "initiator",
+        &[
+            "--connect",
+            &addr,
+            "--name",
+            "Initiator",
+            "--initiator",
+            "--games",
+            "2",
+            "--time",
+            "1",
+            "--moves",
+            "25",
+            "--move-time",
+            "0.05",
+            "--pdn",
+            pdn.to_str().unwrap(),
+        ],
+    );
+    let status = client.wait(Duration::from_secs(120));
+    let out = client.lines();
+    assert!(status.success(), "{out:?}\n{}", client.log_text());
+    let score = out
+        .iter()
+        .find(|l| l.starts_with("match "))
+        .expect("a match line");
+    assert!(
+        score.starts_with("match Initiator - Follower: ") && score.contains(" in 2 games "),
+        "{score}"
+    );
+    let games: Vec<&String> = out.iter().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(games.len(), 2, "{out:?}");
+    assert!(
+        games[0].starts_with("game 1: Initiator - Follower "),
+        "{}",
+        games[0]
+    );
+    assert!(
+        games[1].starts_with("game 2: Follower - Initiator "),
+        "{}",
+        games[1]
+    );
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    assert_eq!(text.matches("[Event \"DXP match\"]").count(), 2, "{text}");
+    assert!(
+        text.contains("[White \"Initiator\"]\n[Black \"Follower\"]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[White \"Follower\"]\n[Black \"Initiator\"]"),
+        "{text}"
+    );
+    assert!(text.contains("[TimeControl \"25/60\"]"), "{text}");
+    // The follower saw both games end and keeps listening.
+    server.wait_line("game 2:", Duration::from_secs(10));
+    assert!(server.alive());
+}
+
+#[test]
+fn server_survives_bad_peers() {
+    let (mut server, addr) =
+        Kroon::server("Server", &["--move-time", "0.05", "--idle-timeout", "2"]);
+
+    // A header that is no DXP message: a chat says so, the connection stays usable.
+    let mut peer = Peer::connect(&addr);
+    peer.send_raw(b"Xhello\0");
+    assert!(peer.expect("C").contains("unknown message header"));
+    peer.send_raw(b"C\xff\xfe\0");
+    assert!(peer.expect("C").contains("non-ASCII"));
+    drop(peer);
+
+    // 600 bytes without a NUL: Kroon closes the connection.
+    let mut peer = Peer::connect(&addr);
+    peer.send_raw(&[b'C'; 600]);
+    let seen = peer.expect_close();
+    assert!(
+        seen.iter().any(|m| m.contains("longer than 512")),
+        "{seen:?}"
+    );
+
+    // An illegal move mid-game: a chat saying why and a game end.
+    let mut peer = Peer::connect(&addr);
+    peer.request(DxpColour::Black);
+    peer.send_text("M0000322900");
+    assert!(peer.expect("C").contains("illegal move 32-29"));
+    assert_eq!(peer.expect("E"), "E00");
+    peer.send_text("E00");
+    drop(peer);
+
+    // A back request, and a second connection while that game runs.
+    let mut peer = Peer::connect(&addr);
+    peer.request(DxpColour::Black);
+    peer.play("32-28");
+    peer.expect_move();
+    let mut intruder = Peer::connect(&addr);
+    intruder.send(&Dxp::GameReq(GameReq {
+        version: 1,
+        initiator: "Intruder".into(),
+        follower_colour: DxpColour::White,
+        minutes: 5,
+        moves: 0,
+        start: None,
+    }));
+    assert_eq!(intruder.expect("A"), format!("A{:<32}3", "Server"));
+    assert!(intruder.expect_close().is_empty());
+    peer.send(&Dxp::BackReq(BackReq {
+        move_number: 1,
+        turn: DxpColour::White,
+    }));
+    assert_eq!(peer.expect("K"), "K0");
+    peer.game.undo(2);
+    peer.play("33-28");
+    peer.expect_move();
+    peer.send_text("E01");
+    assert_eq!(peer.expect("E"), "E00");
+    assert!(peer.expect_close().is_empty());
+
+    // Gone in the middle of a game, while Kroon thinks.
+    let mut peer = Peer::connect(&addr);
+    peer.request(DxpColour::White);
+    drop(peer);
+
+    // Silent: closed after the idle timeout.
+    let mut peer = Peer::connect(&addr);
+    let start = Instant::now();
+    assert!(peer.expect_close().is_empty());
+    assert!(start.elapsed() < Duration::from_secs(10));
+
+    // After all that, a full game request is accepted and played.
+    let mut peer = Peer::connect(&addr);
+    peer.request(DxpColour::White);
+    peer.expect_move();
+    peer.send_text("E01");
+    assert_eq!(peer.expect("E"), "E00");
+    assert!(server.alive());
+
+    let log = server.log_text();
+    for needle in [
+        "unknown message header",
+        "non-ASCII",
+        "more than 512 bytes without a NUL",
+        "illegal move 32-29",
+        "refusing connection",
+        "back request accepted",
+        "closed the connection during the game",
+        "no game request for 2 s",
+    ] {
+        assert!(log.contains(needle), "no log line with `{needle}`:\n{log}");
+    }
+    assert!(!log.contains("panicked"), "{log}");
+}
+
+#[test]
+fn pydraughts_drives_kroon_through_whole_games() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/interop/dxp_pydraughts.py"
+    );
+    let mut child = Command::new("python3")
+        .args([script, KROON])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3 must be installed (with pydraughts)");
+    let (tx, rx) = mpsc::channel();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        let (mut out, mut err) = (String::new(), String::new());
+        let _ = stdout.read_to_string(&mut out);
+        let _ = stderr.read_to_string(&mut err);
+        let _ = tx.send((out, err));
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(150) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("dxp_pydraughts.py hung");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let (out, err) = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default();
+    assert!(status.success(), "pydraughts interop failed:\n{out}\n{err}");
+    assert!(out.contains("ok: "), "{out}");
+}
