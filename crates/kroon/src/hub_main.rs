@@ -1,8 +1,93 @@
-//! `kroon hub`: the Hub protocol on standard input and output.
+//! `kroon hub`: the Hub protocol on standard input and output. This file only wires I/O: a reader
+//! thread turns stdin into a channel of lines (so that `ping`, `stop` and `ponder-hit` are seen
+//! while a search runs), the session in `kroon_protocol::hub::session` does the rest, and stdout
+//! carries protocol lines only, one whole line per write.
 
 use crate::config::Config;
-use anyhow::{bail, Result};
+use anyhow::{Context, Result};
+use kroon_protocol::hub::{Flow, Identity, Session, Settings, WriterSink};
+use kroon_rules::Variant;
+use std::io::BufRead;
+use std::sync::mpsc;
+use std::sync::Arc;
 
-pub fn run(_config: &Config) -> Result<()> {
-    bail!("the Hub protocol is not available yet")
+/// What the reader thread sees on stdin.
+enum Input {
+    /// One line, without its line ending; invalid UTF-8 is replaced, not fatal.
+    Line(String),
+    /// Stdin is closed (or unreadable): the GUI is gone.
+    End,
+}
+
+/// Runs a Hub session until `quit` or the end of stdin.
+///
+/// # Errors
+/// Only for settings in the configuration that Hub cannot declare (an unknown variant).
+pub fn run(config: &Config) -> Result<()> {
+    let variant: Variant = config
+        .engine
+        .variant
+        .parse()
+        .with_context(|| "engine.variant in the settings")?;
+    let settings = Settings {
+        variant,
+        threads: config.engine.threads,
+        hash: config.engine.hash,
+        ponder: config.engine.ponder,
+    };
+    let clamped = settings.clone().clamped();
+    if clamped != settings {
+        tracing::warn!(
+            "threads {} and hash {} MiB are brought into the Hub ranges: {} and {}",
+            settings.threads,
+            settings.hash,
+            clamped.threads,
+            clamped.hash
+        );
+    }
+    let out = Arc::new(WriterSink::new(std::io::stdout()));
+    let mut session = Session::new(Identity::kroon(env!("CARGO_PKG_VERSION")), clamped, out);
+
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("stdin-reader".into())
+        .spawn(move || read_stdin(&tx))
+        .context("starting the stdin reader")?;
+
+    while let Ok(Input::Line(line)) = rx.recv() {
+        if session.handle_line(&line) == Flow::Quit {
+            break;
+        }
+    }
+    // Quit or the end of stdin: end any search at once (its `done` is still sent).
+    session.finish_search();
+    Ok(())
+}
+
+/// Sends each stdin line to `tx`, then `End`. Returns when stdin ends or the session is gone.
+fn read_stdin(tx: &mpsc::Sender<Input>) {
+    let stdin = std::io::stdin();
+    let mut stdin = stdin.lock();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match stdin.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {
+                while matches!(buf.last(), Some(b'\n' | b'\r')) {
+                    buf.pop();
+                }
+                let line = String::from_utf8_lossy(&buf).into_owned();
+                if tx.send(Input::Line(line)).is_err() {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                tracing::debug!("stdin: {e}");
+                break;
+            }
+        }
+    }
+    let _ = tx.send(Input::End);
 }

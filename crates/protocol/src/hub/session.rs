@@ -1,0 +1,977 @@
+//! The Hub session: the state machine between parsed Hub lines and the engine. It owns the
+//! settings (`param` / `set-param`, applied at `init`), the position and level of the next search,
+//! and starts searches whose events it formats as `info` and `done` lines (Scan 3.1 `protocol.txt`).
+//!
+//! The session does no I/O of its own. Lines go in through [`Session::handle_line`]; replies go out
+//! through a [`Sink`], one whole line per call, from the caller's thread and from the search thread
+//! alike. The binary wires stdin (on a reader thread, so that `ping`, `stop` and `ponder-hit` are
+//! served while a search runs) and stdout; tests wire a channel.
+//!
+//! Choices the protocol leaves open, made here:
+//! - Every `go` is answered by exactly one `done`. A `go` that cannot run (no position, or the last
+//!   `pos` was refused) answers `error message="..."` and then a bare `done`, so a GUI waiting for
+//!   the end of the search is never left hanging. A position without a legal move (game over; Hub
+//!   says GUIs never send one) answers a bare `done` at once, in every mode.
+//! - A refused `pos` (bad position text, or a bad move in `moves=`) forgets the position: a later
+//!   `go` must not search something the GUI did not ask for.
+//! - `level` stays in force until the next `level` (Scan resets it at `pos`); before any `level`,
+//!   searches are infinite, as in Scan. `go analyze` is infinite whatever the level.
+//! - `go ponder` searches the position given: Hub's GUI has already played the expected reply in it.
+//!   The level's clock starts at `ponder-hit`; a ponder search that ends early holds its `done`
+//!   until `ponder-hit` or `stop`.
+//! - Commands Hub only allows between searches (`go`, `init`, `new-game`) end a running search
+//!   first, as `stop` would, and its `done` is sent before anything else. `pos`, `level`,
+//!   `set-param` and `hub` only prepare the next search and leave the running one alone.
+//! - `new-game` clears the table and forgets the position and its history.
+//! - `set-param` is taken at any time; `threads` and `hash` take effect at the next `init` or `go`.
+//!   Unknown parameters and commands are ignored (logged at debug level, never on stdout).
+//! - `info` carries `depth`, `seldepth` (an extra key, which Hub allows; the codec has no field for
+//!   it), `score` in men, `nodes`, `time`, `nps` in millions and the PV in long Hub notation.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use kroon_rules::{notation, parse_fen, parse_hub, parse_move, Game, Move, Position, Variant};
+use kroon_search::{score, Engine, Event, Limits, SearchRequest, SearchResult};
+
+use super::codec::{parse, GoMode, HubCommand, HubError, HubReply, Info, Level, ParamKind};
+
+// ---- output ------------------------------------------------------------------------------------
+
+/// Where reply lines go. Each call carries one whole line without its line ending; an
+/// implementation must write it atomically (no other line may interleave) and make it visible to
+/// the GUI at once, since both the session and the search thread call it.
+pub trait Sink: Send + Sync {
+    /// Sends one protocol line.
+    fn line(&self, line: &str);
+}
+
+/// A [`Sink`] over any writer: each line is written with its `\n` and flushed under one lock.
+#[derive(Debug)]
+pub struct WriterSink<W> {
+    inner: Mutex<W>,
+}
+
+impl<W: Write + Send> WriterSink<W> {
+    /// Wraps `writer` (for the binary, `std::io::stdout()`).
+    pub fn new(writer: W) -> WriterSink<W> {
+        WriterSink {
+            inner: Mutex::new(writer),
+        }
+    }
+}
+
+impl<W: Write + Send> Sink for WriterSink<W> {
+    fn line(&self, line: &str) {
+        debug_assert!(!line.contains('\n'), "a Hub line holds no line break");
+        // A panic elsewhere while holding the lock leaves the writer usable: lines are whole.
+        let mut w = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let written = w
+            .write_all(line.as_bytes())
+            .and_then(|()| w.write_all(b"\n"))
+            .and_then(|()| w.flush());
+        if let Err(e) = written {
+            // The GUI is gone; stdin will reach its end and the session will quit.
+            tracing::debug!("cannot write a Hub line: {e}");
+        }
+    }
+}
+
+// ---- settings ----------------------------------------------------------------------------------
+
+/// Who the engine says it is in its `id` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    /// Engine name.
+    pub name: String,
+    /// Engine version.
+    pub version: String,
+    /// Author(s).
+    pub author: String,
+    /// Country.
+    pub country: String,
+}
+
+impl Identity {
+    /// Kroon's identity with the given version.
+    #[must_use]
+    pub fn kroon(version: &str) -> Identity {
+        Identity {
+            name: "Kroon".into(),
+            version: version.into(),
+            author: "Kroon developers".into(),
+            country: "NL".into(),
+        }
+    }
+}
+
+/// The engine settings a GUI can see and change, one `param` line each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Rules of the positions read by `pos`.
+    pub variant: Variant,
+    /// Search threads, within [`Settings::THREADS`].
+    pub threads: usize,
+    /// Transposition table in MiB, within [`Settings::HASH`].
+    pub hash: usize,
+    /// Whether the engine may be asked to ponder. Informational: the GUI decides, by sending
+    /// `go ponder`, and the engine ponders when asked.
+    pub ponder: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            variant: Variant::International,
+            threads: 1,
+            hash: 64,
+            ponder: false,
+        }
+    }
+}
+
+impl Settings {
+    /// The `threads` range declared to the GUI.
+    pub const THREADS: (usize, usize) = (1, 64);
+    /// The `hash` range (MiB) declared to the GUI.
+    pub const HASH: (usize, usize) = (1, 65_536);
+
+    /// The same settings with `threads` and `hash` brought into their declared ranges.
+    #[must_use]
+    pub fn clamped(mut self) -> Settings {
+        self.threads = self.threads.clamp(Self::THREADS.0, Self::THREADS.1);
+        self.hash = self.hash.clamp(Self::HASH.0, Self::HASH.1);
+        self
+    }
+
+    /// One `param` line per setting, with the current values.
+    #[must_use]
+    pub fn params(&self) -> Vec<HubReply> {
+        let int = |(min, max): (usize, usize)| ParamKind::Int {
+            min: i64::try_from(min).unwrap_or(i64::MAX),
+            max: i64::try_from(max).unwrap_or(i64::MAX),
+        };
+        vec![
+            HubReply::Param {
+                name: "variant".into(),
+                value: self.variant.hub_name().into(),
+                kind: ParamKind::Enum(
+                    Variant::ALL
+                        .iter()
+                        .map(|v| v.hub_name().to_owned())
+                        .collect(),
+                ),
+            },
+            HubReply::Param {
+                name: "threads".into(),
+                value: self.threads.to_string(),
+                kind: int(Self::THREADS),
+            },
+            HubReply::Param {
+                name: "hash".into(),
+                value: self.hash.to_string(),
+                kind: int(Self::HASH),
+            },
+            HubReply::Param {
+                name: "ponder".into(),
+                value: self.ponder.to_string(),
+                kind: ParamKind::Bool,
+            },
+        ]
+    }
+
+    /// Applies `set-param name=... value=...`. Returns whether the name is known; an unknown
+    /// name changes nothing (Hub says to ignore it).
+    ///
+    /// # Errors
+    /// A message for the GUI when the value does not fit the parameter; nothing changes then.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<bool, String> {
+        let value = value.trim();
+        match name {
+            "variant" => {
+                // Only the variants declared in the `param` line, whatever else the rules know.
+                let names = || {
+                    let names: Vec<_> = Variant::ALL.iter().map(|v| v.hub_name()).collect();
+                    names.join(", ")
+                };
+                self.variant = value
+                    .parse()
+                    .ok()
+                    .filter(|v| Variant::ALL.contains(v))
+                    .ok_or_else(|| {
+                        format!("'variant' takes one of {}, not '{}'", names(), clip(value))
+                    })?;
+            }
+            "threads" => self.threads = whole_in(name, value, Self::THREADS)?,
+            "hash" => self.hash = whole_in(name, value, Self::HASH)?,
+            "ponder" => {
+                self.ponder = match value.to_ascii_lowercase().as_str() {
+                    "true" | "1" | "yes" | "on" => true,
+                    "false" | "0" | "no" | "off" => false,
+                    _ => {
+                        return Err(format!(
+                            "'ponder' takes true or false, not '{}'",
+                            clip(value)
+                        ))
+                    }
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+fn whole_in(name: &str, value: &str, (min, max): (usize, usize)) -> Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{name}' takes a whole number from {min} to {max}, not '{}'",
+            clip(value)
+        )),
+    }
+}
+
+/// Input echoed in an error message, cut short so that a runaway line stays readable.
+fn clip(text: &str) -> String {
+    const MAX: usize = 64;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+// ---- session -----------------------------------------------------------------------------------
+
+/// Whether the caller should go on reading lines.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next line.
+    Continue,
+    /// `quit` was handled (any search is over): exit.
+    Quit,
+}
+
+/// The position of the next search, as the last `pos` left it.
+#[derive(Clone, Debug)]
+enum Setup {
+    /// No `pos` yet, or `new-game` since.
+    Missing,
+    /// The last `pos` was refused, for this reason.
+    Refused(String),
+    /// The game from the `pos` position through its `moves=`.
+    Ready(Game),
+}
+
+/// Seconds beyond this are treated as this (about 31 years): no `Duration` overflow downstream.
+const MAX_SECONDS: f64 = 1e9;
+
+/// A Hub session; see the module documentation for its behaviour.
+pub struct Session {
+    id: Identity,
+    settings: Settings,
+    out: Arc<dyn Sink>,
+    /// Made at `init`, or at the first `go` when a GUI skips `init`.
+    engine: Option<Engine>,
+    setup: Setup,
+    level: Level,
+    /// The mode of the search started last; `ponder-hit` turns `Ponder` into `Think`.
+    mode: Option<GoMode>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("settings", &self.settings)
+            .field("engine", &self.engine)
+            .field("setup", &self.setup)
+            .field("level", &self.level)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// A session that answers to `out`, with `settings` as the declared defaults.
+    #[must_use]
+    pub fn new(id: Identity, settings: Settings, out: Arc<dyn Sink>) -> Session {
+        Session {
+            id,
+            settings: settings.clamped(),
+            out,
+            engine: None,
+            setup: Setup::Missing,
+            level: Level::Infinite,
+            mode: None,
+        }
+    }
+
+    /// The current settings (after any `set-param`).
+    #[must_use]
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Handles one line from the GUI. Malformed lines are answered with `error message="..."`;
+    /// blank lines are ignored.
+    pub fn handle_line(&mut self, line: &str) -> Flow {
+        match parse(line) {
+            Ok(cmd) => self.handle(cmd),
+            Err(HubError::Empty) => Flow::Continue,
+            Err(e) => {
+                self.error(&e.to_string());
+                Flow::Continue
+            }
+        }
+    }
+
+    /// Handles one parsed command.
+    pub fn handle(&mut self, cmd: HubCommand) -> Flow {
+        match cmd {
+            HubCommand::Hub => self.announce(),
+            HubCommand::Init => {
+                self.finish_search();
+                self.ready_engine();
+                self.send(&HubReply::Ready);
+            }
+            HubCommand::NewGame => {
+                self.finish_search();
+                if let Some(engine) = &mut self.engine {
+                    engine.new_game();
+                }
+                self.setup = Setup::Missing;
+            }
+            HubCommand::Ping => self.send(&HubReply::Pong),
+            HubCommand::Stop => {
+                if let Some(engine) = &self.engine {
+                    if engine.is_searching() {
+                        engine.stop();
+                    }
+                }
+            }
+            HubCommand::PonderHit => {
+                if self.mode == Some(GoMode::Ponder) {
+                    if let Some(engine) = &self.engine {
+                        engine.ponder_hit();
+                    }
+                    self.mode = Some(GoMode::Think);
+                }
+            }
+            HubCommand::Quit => {
+                self.finish_search();
+                return Flow::Quit;
+            }
+            HubCommand::SetParam { name, value } => match self.settings.set(&name, &value) {
+                Ok(true) => tracing::debug!("set-param {name}={value}"),
+                Ok(false) => tracing::debug!("set-param: unknown parameter '{name}' ignored"),
+                Err(message) => self.error(&message),
+            },
+            HubCommand::Pos { pos, moves } => self.set_position(&pos, &moves),
+            HubCommand::Level(level) => self.level = level,
+            HubCommand::Go(mode) => {
+                self.finish_search();
+                self.go(mode);
+            }
+            HubCommand::Unknown(word) => tracing::debug!("unknown Hub command '{word}' ignored"),
+        }
+        Flow::Continue
+    }
+
+    /// Ends any running search (its `done` is sent) and waits for it. Call before exiting.
+    pub fn finish_search(&mut self) {
+        if let Some(engine) = &self.engine {
+            if engine.is_searching() {
+                engine.stop();
+            }
+            engine.wait();
+        }
+        self.mode = None;
+    }
+
+    fn send(&self, reply: &HubReply) {
+        self.out.line(&reply.to_string());
+    }
+
+    fn error(&self, message: &str) {
+        tracing::debug!("Hub error: {message}");
+        self.send(&HubReply::Error(message.to_owned()));
+    }
+
+    fn announce(&self) {
+        self.send(&HubReply::Id {
+            name: self.id.name.clone(),
+            version: self.id.version.clone(),
+            author: self.id.author.clone(),
+            country: self.id.country.clone(),
+        });
+        for param in self.settings.params() {
+            self.send(&param);
+        }
+        self.send(&HubReply::Wait);
+    }
+
+    /// Makes the engine, or brings it to the current settings (a no-op when they are unchanged).
+    fn ready_engine(&mut self) -> &Engine {
+        let Settings { threads, hash, .. } = self.settings;
+        match &mut self.engine {
+            Some(engine) => engine.configure(threads, hash),
+            None => self.engine = Some(Engine::new(threads, hash)),
+        }
+        self.engine.as_ref().expect("the engine was just made")
+    }
+
+    fn set_position(&mut self, text: &str, moves: &[String]) {
+        self.setup = match read_game(text, moves, self.settings.variant) {
+            Ok(game) => Setup::Ready(game),
+            Err(message) => {
+                self.error(&message);
+                Setup::Refused(message)
+            }
+        };
+    }
+
+    fn go(&mut self, mode: GoMode) {
+        let game = match &self.setup {
+            Setup::Ready(game) => game.clone(),
+            Setup::Missing => {
+                self.error("'go' needs a position: send 'pos' first");
+                self.send(&HubReply::Done {
+                    mv: None,
+                    ponder: None,
+                });
+                return;
+            }
+            Setup::Refused(why) => {
+                let message = format!("'go' has no position, as the last 'pos' was refused: {why}");
+                self.error(&message);
+                self.send(&HubReply::Done {
+                    mv: None,
+                    ponder: None,
+                });
+                return;
+            }
+        };
+        let root = *game.position();
+        if root.legal_moves().is_empty() {
+            tracing::debug!("go: the side to move has no legal move");
+            self.send(&HubReply::Done {
+                mv: None,
+                ponder: None,
+            });
+            return;
+        }
+        let limits = match mode {
+            GoMode::Analyze => Limits::Infinite,
+            GoMode::Think | GoMode::Ponder => limits(&self.level),
+        };
+        let req = SearchRequest {
+            game,
+            limits,
+            ponder: mode == GoMode::Ponder,
+        };
+        let out = Arc::clone(&self.out);
+        self.ready_engine().go(req, move |event| match event {
+            Event::Iteration(info) => out.line(&info_line(&info, root.variant())),
+            Event::Done(result) => out.line(&done(&result, &root).to_string()),
+        });
+        self.mode = Some(mode);
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.finish_search();
+    }
+}
+
+// ---- translation -------------------------------------------------------------------------------
+
+/// Reads `pos pos=... moves="..."`: a Hub position (or a PDN FEN, as other Hub engines accept),
+/// then each move, checked against the rules and played, so that the search sees the history.
+fn read_game(text: &str, moves: &[String], variant: Variant) -> Result<Game, String> {
+    let parsed = if text.contains(':') {
+        parse_fen(text, variant)
+    } else {
+        parse_hub(text, variant)
+    };
+    let start = parsed.map_err(|e| format!("bad position '{}': {e}", clip(text)))?;
+    let mut game = Game::new(start);
+    for (i, text) in moves.iter().enumerate() {
+        let mv = parse_move(game.position(), text)
+            .map_err(|e| format!("move {} in 'moves': {e}", i + 1))?;
+        game.play(&mv)
+            .map_err(|e| format!("move {} in 'moves': {e}", i + 1))?;
+    }
+    Ok(game)
+}
+
+fn seconds(s: f64) -> Duration {
+    // The codec guarantees finite non-negative seconds; the clamp only bounds them.
+    Duration::from_secs_f64(s.clamp(0.0, MAX_SECONDS))
+}
+
+/// The search limits for a Hub level (seconds as reals).
+#[must_use]
+pub fn limits(level: &Level) -> Limits {
+    match *level {
+        Level::Depth(d) => Limits::Depth(d),
+        Level::Nodes(n) => Limits::Nodes(n),
+        Level::MoveTime(t) => Limits::MoveTime(seconds(t)),
+        Level::Infinite => Limits::Infinite,
+        // Hub adds the increment before every move; the time manager already spends most of the
+        // increment on each move, so `left` stays the time the GUI shows and the hard limit
+        // stays within it.
+        Level::Clock { moves, time, inc } => Limits::Clock {
+            left: seconds(time),
+            inc: seconds(inc),
+            moves_to_go: moves,
+        },
+    }
+}
+
+fn pv_text(pv: &[Move], variant: Variant) -> String {
+    pv.iter()
+        .map(|mv| notation::long(mv, variant))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `info depth=.. seldepth=.. score=.. nodes=.. time=.. nps=.. pv=".."`.
+fn info_line(info: &kroon_search::Info, variant: Variant) -> String {
+    let secs = info.elapsed.as_secs_f64();
+    let pv = pv_text(&info.pv, variant);
+    // The codec formats every key it knows; depth and seldepth go first by hand, since the
+    // codec's `Info` has no seldepth.
+    let rest = HubReply::Info(Info {
+        depth: None,
+        mean_depth: None,
+        score: Some(score::in_men(info.score)),
+        nodes: Some(info.nodes),
+        time: Some(secs),
+        nps: (secs > 0.0).then(|| info.nodes as f64 / secs / 1e6),
+        pv: (!pv.is_empty()).then_some(pv),
+    })
+    .to_string();
+    let rest = rest.strip_prefix("info").unwrap_or(&rest);
+    format!("info depth={} seldepth={}{rest}", info.depth, info.seldepth)
+}
+
+/// `done move=.. ponder=..` for a finished search from `root`. The move is checked against the
+/// rules; should the search ever give none (or a wrong one) while a legal move exists, the first
+/// legal move is sent instead, since a `done` without a move means the game is over.
+fn done(result: &SearchResult, root: &Position) -> HubReply {
+    let legal = root.legal_moves();
+    let best = result.best.filter(|mv| legal.contains(mv));
+    if best.is_none() && !legal.is_empty() {
+        tracing::error!(
+            "search gave no legal move ({:?}); sending the first",
+            result.best
+        );
+    }
+    let Some(mv) = best.or_else(|| legal.iter().next().copied()) else {
+        return HubReply::Done {
+            mv: None,
+            ponder: None,
+        };
+    };
+    let ponder = result
+        .ponder
+        .filter(|p| best.is_some() && root.play(&mv).legal_moves().contains(p));
+    let variant = root.variant();
+    HubReply::Done {
+        mv: Some(notation::long(&mv, variant)),
+        ponder: ponder.map(|p| notation::long(&p, variant)),
+    }
+}
+
+// ---- tests -------------------------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hub::codec::parse_reply;
+    use kroon_rules::write_hub;
+    use std::sync::mpsc::{channel, Receiver, Sender};
+    use std::time::Instant;
+
+    const START: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
+    const WAIT: Duration = Duration::from_secs(20);
+
+    struct ChannelSink(Mutex<Sender<String>>);
+
+    impl Sink for ChannelSink {
+        fn line(&self, line: &str) {
+            let _ = self.0.lock().unwrap().send(line.to_owned());
+        }
+    }
+
+    fn session() -> (Session, Receiver<String>) {
+        session_with(Settings::default())
+    }
+
+    fn session_with(settings: Settings) -> (Session, Receiver<String>) {
+        let (tx, rx) = channel();
+        let s = Session::new(
+            Identity::kroon("9.9.9"),
+            settings,
+            Arc::new(ChannelSink(Mutex::new(tx))),
+        );
+        (s, rx)
+    }
+
+    fn next(rx: &Receiver<String>) -> String {
+        let line = rx.recv_timeout(WAIT).expect("a reply line");
+        assert!(parse_reply(&line).is_ok(), "not a Hub reply: {line}");
+        line
+    }
+
+    /// Lines up to and including the first that starts with `word`.
+    fn until(rx: &Receiver<String>, word: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = next(rx);
+            let stop = line.split(' ').next() == Some(word);
+            lines.push(line);
+            if stop {
+                return lines;
+            }
+        }
+    }
+
+    fn silent(rx: &Receiver<String>) {
+        assert_eq!(rx.try_recv().ok(), None::<String>);
+    }
+
+    fn feed(s: &mut Session, lines: &[&str]) {
+        for line in lines {
+            assert_eq!(s.handle_line(line), Flow::Continue, "{line}");
+        }
+    }
+
+    fn done_move(line: &str) -> Option<String> {
+        match parse_reply(line) {
+            Ok(HubReply::Done { mv, .. }) => mv,
+            other => panic!("expected done, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn announces_identity_and_every_parameter() {
+        let (mut s, rx) = session();
+        feed(&mut s, &["hub"]);
+        let lines = until(&rx, "wait");
+        assert_eq!(
+            lines[0],
+            r#"id name=Kroon version=9.9.9 author="Kroon developers" country=NL"#
+        );
+        let names: Vec<&str> = Variant::ALL.iter().map(|v| v.hub_name()).collect();
+        assert_eq!(
+            lines[1],
+            format!(
+                r#"param name=variant value=normal type=enum values="{}""#,
+                names.join(" ")
+            )
+        );
+        assert_eq!(lines[2], "param name=threads value=1 type=int min=1 max=64");
+        assert_eq!(
+            lines[3],
+            "param name=hash value=64 type=int min=1 max=65536"
+        );
+        assert_eq!(lines[4], "param name=ponder value=false type=bool");
+        assert_eq!(lines.len(), 6);
+        feed(&mut s, &["init"]);
+        assert_eq!(next(&rx), "ready");
+    }
+
+    #[test]
+    fn set_param_checks_values_and_ignores_unknown_names() {
+        let (mut s, rx) = session();
+        feed(
+            &mut s,
+            &[
+                "set-param name=threads value=2",
+                "set-param name=hash value=8",
+                "set-param name=ponder value=true",
+                "set-param name=variant value=killer",
+                "set-param name=book value=false",
+            ],
+        );
+        silent(&rx);
+        assert_eq!(
+            *s.settings(),
+            Settings {
+                variant: Variant::Killer,
+                threads: 2,
+                hash: 8,
+                ponder: true
+            }
+        );
+        for bad in [
+            "set-param name=threads value=0",
+            "set-param name=threads value=65",
+            "set-param name=hash value=lots",
+            "set-param name=ponder value=maybe",
+            "set-param name=variant value=chess",
+        ] {
+            feed(&mut s, &[bad]);
+            assert!(next(&rx).starts_with("error message="), "{bad}");
+        }
+        assert_eq!(s.settings().threads, 2);
+        feed(&mut s, &["hub"]);
+        let lines = until(&rx, "wait");
+        assert!(lines.contains(&"param name=threads value=2 type=int min=1 max=64".to_owned()));
+        assert!(lines
+            .iter()
+            .any(|l| l.starts_with("param name=variant value=killer ")));
+    }
+
+    #[test]
+    fn bad_input_is_answered_and_the_session_goes_on() {
+        let (mut s, rx) = session();
+        let cases: [(&str, &str); 9] = [
+            ("level depth=", "no value"),
+            ("level depth=x", "depth=x"),
+            ("pos pos=\"Wbb", "closing quote"),
+            ("=3", "command"),
+            ("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeexwwwwwwwwwwwwwwwwwwww", "`x`"),
+            ("pos pos=Wbbbb", "expected 50 squares, found 4"),
+            (
+                "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23 34-30\"",
+                "move 3 in 'moves': illegal move `34-30`",
+            ),
+            ("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32to28\"", "32to28"),
+            ("pos pos=W:W31-50:B1-20:Q", "W or B"),
+        ];
+        for (line, want) in cases {
+            feed(&mut s, &[line]);
+            let reply = next(&rx);
+            assert!(
+                reply.starts_with("error message=") && reply.contains(want),
+                "{line} -> {reply}"
+            );
+            feed(&mut s, &["ping"]);
+            assert_eq!(next(&rx), "pong");
+        }
+        feed(
+            &mut s,
+            &[
+                "",
+                "   ",
+                "frobnicate x=1",
+                "set-param name=nothing value=1",
+            ],
+        );
+        silent(&rx);
+    }
+
+    #[test]
+    fn go_without_a_position_answers_error_then_done() {
+        let (mut s, rx) = session();
+        feed(&mut s, &["level depth=1", "go think"]);
+        assert!(next(&rx).starts_with("error message="));
+        assert_eq!(next(&rx), "done");
+        feed(&mut s, &["pos pos=Wbbbbb", "go think"]);
+        assert!(next(&rx).starts_with("error message=")); // the pos
+        let e = next(&rx);
+        assert!(e.contains("refused"), "{e}");
+        assert_eq!(next(&rx), "done");
+    }
+
+    #[test]
+    fn depth_search_streams_info_and_a_legal_move() {
+        let (mut s, rx) = session();
+        feed(
+            &mut s,
+            &[
+                "init",
+                &format!("pos pos={START} moves=\"32-28 19-23\""),
+                "level depth=3",
+                "go think",
+            ],
+        );
+        assert_eq!(next(&rx), "ready");
+        let lines = until(&rx, "done");
+        let infos: Vec<_> = lines.iter().filter(|l| l.starts_with("info ")).collect();
+        assert!(!infos.is_empty() && infos.len() <= 3, "{lines:?}");
+        assert!(
+            infos[0].starts_with("info depth=1 seldepth="),
+            "{}",
+            infos[0]
+        );
+        assert!(infos
+            .iter()
+            .all(|l| l.contains(" score=") && l.contains(" pv=")));
+        let mv = done_move(lines.last().unwrap()).unwrap();
+        // After 32-28 19-23 White must capture 28x19x23.
+        assert_eq!(mv, "28x19x23");
+    }
+
+    #[test]
+    fn pdn_fen_is_accepted() {
+        let (mut s, rx) = session();
+        feed(
+            &mut s,
+            &["pos pos=B:W28:B23,1", "level depth=2", "go think"],
+        );
+        let lines = until(&rx, "done");
+        let mv = done_move(lines.last().unwrap()).unwrap();
+        let pos = parse_fen("B:W28:B23,1", Variant::International).unwrap();
+        assert!(parse_move(&pos, &mv).is_ok(), "{mv}");
+    }
+
+    #[test]
+    fn no_legal_move_answers_a_bare_done_in_every_mode() {
+        let (mut s, rx) = session();
+        feed(&mut s, &["pos pos=B:W31:B", "level infinite"]);
+        for go in ["go think", "go ponder", "go analyze"] {
+            feed(&mut s, &[go]);
+            assert_eq!(next(&rx), "done", "{go}");
+        }
+    }
+
+    #[test]
+    fn stop_ends_an_infinite_analysis_and_ping_is_served_meanwhile() {
+        let (mut s, rx) = session();
+        feed(
+            &mut s,
+            &[&format!("pos pos={START}"), "level depth=1", "go analyze"],
+        );
+        std::thread::sleep(Duration::from_millis(200));
+        feed(&mut s, &["ping"]);
+        // Analysis ignores the depth level, so no done has come yet; pong comes after infos.
+        let lines = until(&rx, "pong");
+        assert!(
+            lines.iter().all(|l| l.starts_with("info ") || l == "pong"),
+            "{lines:?}"
+        );
+        let t = Instant::now();
+        feed(&mut s, &["stop"]);
+        let lines = until(&rx, "done");
+        assert!(t.elapsed() < Duration::from_secs(1));
+        assert!(done_move(lines.last().unwrap()).is_some());
+    }
+
+    #[test]
+    fn ponder_waits_for_ponder_hit() {
+        let (mut s, rx) = session();
+        feed(
+            &mut s,
+            &[&format!("pos pos={START}"), "level depth=2", "go ponder"],
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        while let Ok(line) = rx.try_recv() {
+            assert!(line.starts_with("info "), "{line}");
+        }
+        feed(&mut s, &["ponder-hit"]);
+        let lines = until(&rx, "done");
+        assert!(done_move(lines.last().unwrap()).is_some());
+    }
+
+    #[test]
+    fn go_during_a_search_ends_it_first() {
+        let (mut s, rx) = session();
+        feed(
+            &mut s,
+            &[
+                &format!("pos pos={START}"),
+                "level infinite",
+                "go think",
+                "level depth=1",
+                "go think",
+            ],
+        );
+        let first = until(&rx, "done");
+        assert!(done_move(first.last().unwrap()).is_some());
+        let second = until(&rx, "done");
+        assert!(done_move(second.last().unwrap()).is_some());
+    }
+
+    #[test]
+    fn new_game_forgets_the_position() {
+        let (mut s, rx) = session();
+        feed(
+            &mut s,
+            &[
+                &format!("pos pos={START}"),
+                "new-game",
+                "level depth=1",
+                "go think",
+            ],
+        );
+        assert!(next(&rx).starts_with("error message="));
+        assert_eq!(next(&rx), "done");
+    }
+
+    #[test]
+    fn one_legal_move_is_played_at_once_on_a_clock() {
+        let (mut s, rx) = session();
+        let pos = parse_fen("W:W28,50:B23,1", Variant::International).unwrap();
+        assert_eq!(pos.legal_moves().len(), 1);
+        feed(&mut s, &["init"]);
+        assert_eq!(next(&rx), "ready");
+        let t = Instant::now();
+        feed(
+            &mut s,
+            &[
+                &format!("pos pos={}", write_hub(&pos)),
+                "level time=60",
+                "go think",
+            ],
+        );
+        let lines = until(&rx, "done");
+        assert!(t.elapsed() < Duration::from_millis(500));
+        assert_eq!(
+            done_move(lines.last().unwrap()).as_deref(),
+            Some("28x19x23")
+        );
+    }
+
+    #[test]
+    fn quit_ends_the_search() {
+        let (mut s, rx) = session();
+        feed(
+            &mut s,
+            &[&format!("pos pos={START}"), "level infinite", "go think"],
+        );
+        assert_eq!(s.handle_line("quit"), Flow::Quit);
+        let lines = until(&rx, "done");
+        assert!(done_move(lines.last().unwrap()).is_some());
+    }
+
+    #[test]
+    fn levels_become_limits() {
+        assert_eq!(limits(&Level::Depth(7)), Limits::Depth(7));
+        assert_eq!(limits(&Level::Nodes(9)), Limits::Nodes(9));
+        assert_eq!(limits(&Level::Infinite), Limits::Infinite);
+        assert_eq!(
+            limits(&Level::MoveTime(0.25)),
+            Limits::MoveTime(Duration::from_millis(250))
+        );
+        assert_eq!(
+            limits(&Level::Clock {
+                moves: Some(9),
+                time: 291.5,
+                inc: 0.5
+            }),
+            Limits::Clock {
+                left: Duration::from_millis(291_500),
+                inc: Duration::from_millis(500),
+                moves_to_go: Some(9)
+            }
+        );
+        assert_eq!(
+            limits(&Level::MoveTime(f64::MAX)),
+            Limits::MoveTime(Duration::from_secs(1_000_000_000))
+        );
+    }
+
+    #[test]
+    fn writer_sink_writes_whole_lines() {
+        let sink = WriterSink::new(Vec::new());
+        sink.line("pong");
+        sink.line("done move=32-28");
+        let bytes = sink.inner.into_inner().unwrap();
+        assert_eq!(String::from_utf8(bytes).unwrap(), "pong\ndone move=32-28\n");
+    }
+}

@@ -1,0 +1,623 @@
+//! `kroon hub` end to end: whole Hub sessions against the real binary, read through a reader thread
+//! with timeouts so that a hang fails the test instead of blocking it. Every line the engine writes
+//! must parse as a Hub reply (stdout carries protocol lines only), and every `done move=` is checked
+//! against the rules, in the exact long form. The last test drives the engine with pydraughts'
+//! `HubEngine` through a whole game (tests/interop/hub_pydraughts.py).
+
+use kroon_protocol::hub::{parse_reply, HubReply};
+use kroon_rules::{notation, parse_fen, parse_hub, parse_move, write_hub, Move, Position, Variant};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+const START: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
+/// Long enough for any search the tests start; only a hang should reach it.
+const LONG: Duration = Duration::from_secs(30);
+
+/// A running `kroon hub` and everything said so far.
+struct Hub {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    transcript: Vec<String>,
+}
+
+impl Hub {
+    fn start() -> Hub {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kroon"))
+            .arg("hub")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start kroon hub");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Hub {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            transcript: Vec::new(),
+        }
+    }
+
+    /// A started engine past `hub` and `init`.
+    fn ready() -> Hub {
+        let mut hub = Hub::start();
+        hub.send("hub");
+        hub.until("wait", LONG);
+        hub.send("init");
+        hub.expect_line("ready");
+        hub
+    }
+
+    fn fail(&self, what: &str) -> ! {
+        panic!("{what}\n--- transcript ---\n{}", self.transcript.join("\n"));
+    }
+
+    fn send(&mut self, line: &str) {
+        self.send_bytes(line.as_bytes());
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        self.transcript
+            .push(format!("> {}", String::from_utf8_lossy(bytes)));
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).expect("write to kroon");
+        stdin.write_all(b"\n").expect("write to kroon");
+        stdin.flush().expect("flush to kroon");
+    }
+
+    fn close_stdin(&mut self) {
+        self.transcript.push("> (end of input)".into());
+        self.stdin = None;
+    }
+
+    /// The next line within `timeout`, or `None`; fails on a line that is not a Hub reply.
+    fn recv_within(&mut self, timeout: Duration) -> Option<String> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => {
+                self.transcript.push(format!("< {line}"));
+                if parse_reply(&line).is_err() {
+                    self.fail(&format!("not a Hub reply on stdout: {line:?}"));
+                }
+                Some(line)
+            }
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => self.fail("kroon closed its output"),
+        }
+    }
+
+    fn recv(&mut self) -> String {
+        match self.recv_within(LONG) {
+            Some(line) => line,
+            None => self.fail("no reply in time"),
+        }
+    }
+
+    fn expect_line(&mut self, want: &str) {
+        let line = self.recv();
+        if line != want {
+            self.fail(&format!("expected {want:?}, got {line:?}"));
+        }
+    }
+
+    /// Lines up to and including the first whose command is `word`, which must come in `timeout`.
+    fn until(&mut self, word: &str, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut lines = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Some(line) = self.recv_within(left) else {
+                self.fail(&format!("no '{word}' within {timeout:?}"));
+            };
+            let last = line.split(' ').next() == Some(word);
+            lines.push(line);
+            if last {
+                return lines;
+            }
+        }
+    }
+
+    /// Fails if a `done` arrives within `d`; other lines (info) are fine.
+    fn no_done_for(&mut self, d: Duration) {
+        let deadline = Instant::now() + d;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            if let Some(line) = self.recv_within(left) {
+                if line.starts_with("done") {
+                    self.fail("'done' came too early");
+                }
+            }
+        }
+    }
+
+    fn ping(&mut self) {
+        self.send("ping");
+        self.expect_line("pong");
+    }
+
+    fn expect_error(&mut self, part: &str) {
+        let line = self.recv();
+        match parse_reply(&line) {
+            Ok(HubReply::Error(message)) if message.contains(part) => {}
+            _ => self.fail(&format!("expected an error about {part:?}, got {line:?}")),
+        }
+    }
+
+    /// Searches `pos` under `level` in `mode`; returns the `done` line and the time it took.
+    fn search(&mut self, pos: &str, level: &str, mode: &str) -> (Vec<String>, Duration) {
+        self.send(&format!("pos pos={pos}"));
+        self.send(&format!("level {level}"));
+        let t = Instant::now();
+        self.send(&format!("go {mode}"));
+        let lines = self.until("done", LONG);
+        (lines, t.elapsed())
+    }
+
+    fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start() -> Position {
+    parse_hub(START, Variant::International).unwrap()
+}
+
+/// Checks a `done` line against `pos`: the move (if `want_move`) is legal and written in the
+/// exact long form, and the ponder move is legal after it. Returns the move.
+fn check_done(line: &str, pos: &Position, want_move: bool) -> Option<Move> {
+    let Ok(HubReply::Done { mv, ponder }) = parse_reply(line) else {
+        panic!("not a done line: {line}");
+    };
+    let Some(text) = mv else {
+        assert!(!want_move, "done without a move: {line}");
+        assert!(ponder.is_none(), "{line}");
+        return None;
+    };
+    assert!(want_move, "a move where none was expected: {line}");
+    let mv = parse_move(pos, &text).unwrap_or_else(|e| panic!("{line}: {e}"));
+    assert_eq!(notation::long(&mv, pos.variant()), text, "long form");
+    if let Some(p) = ponder {
+        let after = pos.play(&mv);
+        let reply = parse_move(&after, &p).unwrap_or_else(|e| panic!("ponder in {line}: {e}"));
+        assert_eq!(notation::long(&reply, after.variant()), p, "long form");
+    }
+    Some(mv)
+}
+
+fn infos(lines: &[String]) -> Vec<kroon_protocol::hub::Info> {
+    lines
+        .iter()
+        .filter_map(|l| match parse_reply(l) {
+            Ok(HubReply::Info(info)) => Some(info),
+            _ => None,
+        })
+        .collect()
+}
+
+// ---- start-up --------------------------------------------------------------------------------
+
+#[test]
+fn handshake_declares_parameters_and_takes_settings() {
+    let mut hub = Hub::start();
+    hub.send("hub");
+    let lines = hub.until("wait", LONG);
+    assert_eq!(
+        lines[0],
+        format!(
+            r#"id name=Kroon version={} author="Kroon developers" country=NL"#,
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    let names: Vec<&str> = Variant::ALL.iter().map(|v| v.hub_name()).collect();
+    let variant = format!(
+        r#"param name=variant value=normal type=enum values="{}""#,
+        names.join(" ")
+    );
+    for want in [
+        variant.as_str(),
+        "param name=threads value=1 type=int min=1 max=64",
+        "param name=hash value=64 type=int min=1 max=65536",
+        "param name=ponder value=false type=bool",
+    ] {
+        assert!(lines.iter().any(|l| l == want), "{want} in {lines:?}");
+    }
+    assert_eq!(lines.len(), 6, "{lines:?}");
+
+    // Good values and unknown names are taken silently: the next line is the pong.
+    for line in [
+        "set-param name=threads value=2",
+        "set-param name=hash value=16",
+        "set-param name=ponder value=true",
+        "set-param name=book-file value=\"\"",
+    ] {
+        hub.send(line);
+    }
+    hub.ping();
+    for (line, part) in [
+        ("set-param name=threads value=0", "'threads'"),
+        ("set-param name=threads value=two", "'threads'"),
+        ("set-param name=hash value=65537", "'hash'"),
+        ("set-param name=ponder value=sometimes", "'ponder'"),
+        ("set-param name=variant value=chess", "chess"),
+        ("set-param name=threads", "value"),
+    ] {
+        hub.send(line);
+        hub.expect_error(part);
+        hub.ping();
+    }
+    hub.send("init");
+    hub.expect_line("ready");
+    hub.send("hub");
+    let again = hub.until("wait", LONG);
+    assert!(again.contains(&"param name=threads value=2 type=int min=1 max=64".to_owned()));
+    assert!(again.contains(&"param name=ponder value=true type=bool".to_owned()));
+    // Two threads search fine.
+    let (lines, _) = hub.search(START, "depth=5", "think");
+    check_done(lines.last().unwrap(), &start(), true);
+}
+
+#[test]
+fn variant_parameter_changes_the_rules() {
+    let mut hub = Hub::start();
+    hub.send("hub");
+    hub.until("wait", LONG);
+    hub.send("set-param name=variant value=killer");
+    hub.send("init");
+    hub.expect_line("ready");
+    let (lines, _) = hub.search(START, "depth=3", "think");
+    check_done(
+        lines.last().unwrap(),
+        &Position::initial(Variant::Killer),
+        true,
+    );
+}
+
+// ---- levels ----------------------------------------------------------------------------------
+
+#[test]
+fn depth_level_stops_at_that_depth_and_streams_info() {
+    let mut hub = Hub::ready();
+    hub.send(&format!("pos pos={START} moves=\"32-28 19-23\""));
+    hub.send("level depth=4");
+    hub.send("go think");
+    let lines = hub.until("done", LONG);
+    let infos = infos(&lines);
+    assert!(!infos.is_empty(), "{lines:?}");
+    assert!(infos.iter().all(|i| i.depth.unwrap() <= 4), "{lines:?}");
+    for i in &infos {
+        assert!(i.score.is_some() && i.nodes.is_some() && i.time.is_some() && i.pv.is_some());
+    }
+    assert!(lines
+        .iter()
+        .all(|l| !l.starts_with("info ") || l.contains(" seldepth=")));
+    let mut pos = start();
+    for mv in ["32-28", "19-23"] {
+        pos = pos.play(&parse_move(&pos, mv).unwrap());
+    }
+    let mv = check_done(lines.last().unwrap(), &pos, true).unwrap();
+    assert_eq!(notation::long(&mv, Variant::International), "28x19x23");
+    // The PV is in long notation too.
+    assert!(infos[0].pv.as_deref().unwrap().starts_with("28x19x23"));
+}
+
+#[test]
+fn nodes_level_ends_in_a_legal_move() {
+    let mut hub = Hub::ready();
+    let (lines, took) = hub.search(START, "nodes=20000", "think");
+    check_done(lines.last().unwrap(), &start(), true);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn move_time_level_is_kept() {
+    let mut hub = Hub::ready();
+    let (lines, took) = hub.search(START, "move-time=0.4", "think");
+    check_done(lines.last().unwrap(), &start(), true);
+    assert!(
+        took >= Duration::from_millis(100) && took < Duration::from_millis(900),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn clock_levels_never_overstep_the_clock() {
+    let mut hub = Hub::ready();
+    for (level, secs) in [
+        ("time=0.3", 0.3),
+        ("moves=1 time=0.3", 0.3),
+        ("moves=20 time=2 inc=0.1", 2.0),
+        ("time=0.5 inc=0.05", 0.5),
+    ] {
+        let (lines, took) = hub.search(START, level, "think");
+        check_done(lines.last().unwrap(), &start(), true);
+        assert!(
+            took < Duration::from_secs_f64(secs),
+            "level {level}: done after {took:?}"
+        );
+    }
+}
+
+#[test]
+fn infinite_level_runs_until_stop() {
+    let mut hub = Hub::ready();
+    hub.send(&format!("pos pos={START}"));
+    hub.send("level infinite");
+    hub.send("go think");
+    hub.no_done_for(Duration::from_millis(700));
+    let t = Instant::now();
+    hub.send("stop");
+    let lines = hub.until("done", Duration::from_secs(1));
+    assert!(t.elapsed() < Duration::from_secs(1));
+    check_done(lines.last().unwrap(), &start(), true);
+    hub.ping();
+}
+
+// ---- during a search -------------------------------------------------------------------------
+
+#[test]
+fn ping_during_a_search_is_answered_before_done() {
+    let mut hub = Hub::ready();
+    hub.send(&format!("pos pos={START}"));
+    hub.send("level move-time=1.5");
+    hub.send("go think");
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    hub.send("ping");
+    let lines = hub.until("pong", Duration::from_millis(500));
+    assert!(t.elapsed() < Duration::from_millis(500));
+    assert!(lines.iter().all(|l| !l.starts_with("done")), "{lines:?}");
+    let lines = hub.until("done", LONG);
+    check_done(lines.last().unwrap(), &start(), true);
+}
+
+#[test]
+fn analyze_ignores_the_level_and_stops_within_a_second() {
+    let mut hub = Hub::ready();
+    hub.send(&format!("pos pos={START}"));
+    hub.send("level depth=1");
+    hub.send("go analyze");
+    hub.no_done_for(Duration::from_millis(800));
+    hub.ping();
+    let t = Instant::now();
+    hub.send("stop");
+    let lines = hub.until("done", Duration::from_secs(1));
+    assert!(t.elapsed() < Duration::from_secs(1));
+    check_done(lines.last().unwrap(), &start(), true);
+}
+
+#[test]
+fn ponder_hit_starts_the_clock() {
+    let mut hub = Hub::ready();
+    // The GUI sends the position after the expected reply (Scan protocol.txt).
+    hub.send(&format!("pos pos={START} moves=\"32-28 18-23\""));
+    hub.send("level move-time=0.3");
+    hub.send("go ponder");
+    // The level's clock does not run while pondering.
+    hub.no_done_for(Duration::from_millis(800));
+    hub.ping();
+    let t = Instant::now();
+    hub.send("ponder-hit");
+    let lines = hub.until("done", Duration::from_secs(2));
+    let took = t.elapsed();
+    assert!(took < Duration::from_millis(900), "{took:?}");
+    let mut pos = start();
+    for mv in ["32-28", "18-23"] {
+        pos = pos.play(&parse_move(&pos, mv).unwrap());
+    }
+    check_done(lines.last().unwrap(), &pos, true);
+}
+
+#[test]
+fn ponder_then_stop_answers_at_once() {
+    let mut hub = Hub::ready();
+    hub.send(&format!("pos pos={START} moves=\"31-27\""));
+    hub.send("level depth=2");
+    hub.send("go ponder");
+    // A ponder search that is finished early holds its move until ponder-hit or stop.
+    hub.no_done_for(Duration::from_millis(500));
+    let t = Instant::now();
+    hub.send("stop");
+    let lines = hub.until("done", Duration::from_secs(1));
+    assert!(t.elapsed() < Duration::from_secs(1));
+    let pos = start().play(&parse_move(&start(), "31-27").unwrap());
+    check_done(lines.last().unwrap(), &pos, true);
+    // And the next search is a normal one.
+    let (lines, _) = hub.search(START, "depth=2", "think");
+    check_done(lines.last().unwrap(), &start(), true);
+}
+
+#[test]
+fn new_game_clears_the_position_and_history() {
+    let mut hub = Hub::ready();
+    let (lines, _) = hub.search(START, "depth=4", "think");
+    check_done(lines.last().unwrap(), &start(), true);
+    hub.send("new-game");
+    hub.ping();
+    hub.send("go think");
+    hub.expect_error("pos");
+    hub.expect_line("done");
+    let (lines, _) = hub.search(START, "depth=4", "think");
+    check_done(lines.last().unwrap(), &start(), true);
+}
+
+// ---- bad input -------------------------------------------------------------------------------
+
+#[test]
+fn bad_input_is_reported_and_the_engine_lives_on() {
+    let mut hub = Hub::ready();
+    // A fresh engine has no position yet.
+    hub.send("level depth=1");
+    hub.send("go think");
+    hub.expect_error("pos");
+    hub.expect_line("done");
+    hub.ping();
+
+    let cases: [(&str, &str); 11] = [
+        // Malformed lines.
+        ("level depth=", "no value"),
+        ("level depth=deep", "depth=deep"),
+        ("level depth=3 nodes=9", "not both"),
+        ("level move-time=-1", "move-time=-1"),
+        ("pos pos=\"Wbbb", "closing quote"),
+        ("= pos", "command"),
+        // Positions.
+        (
+            "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwwq",
+            "unknown square character `q`",
+        ),
+        ("pos pos=Wbbbbbbbbbbeeeeewww", "expected 50 squares, found 18"),
+        // Moves: illegal (a capture is compulsory), ambiguous, unreadable.
+        (
+            "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23 34-30\"",
+            "move 3 in 'moves': illegal move `34-30`",
+        ),
+        ("pos pos=W:WK37:B9,13,17,32 moves=\"37x21\"", "ambiguous move `37x21`"),
+        ("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32/28\"", "32/28"),
+    ];
+    for (line, part) in cases {
+        hub.send(line);
+        hub.expect_error(part);
+        hub.ping();
+    }
+    // The refused pos is not searched: error, then a bare done.
+    hub.send("go think");
+    hub.expect_error("refused");
+    hub.expect_line("done");
+    hub.ping();
+
+    // Ignored without a word on stdout.
+    hub.send("");
+    hub.send("   ");
+    hub.send("frobnicate speed=11");
+    hub.send("set-param name=contempt value=3");
+    hub.send_bytes(b"\xff\xfe garbage \x00");
+    hub.send(&"x".repeat(100_000));
+    hub.send("stop");
+    hub.send("ponder-hit");
+    hub.ping();
+
+    // The long form with a subset of the captured fields resolves the ambiguity.
+    let (lines, _) = hub.search("W:WK37:B9,13,17,32", "depth=3", "think");
+    let pos = parse_fen("W:WK37:B9,13,17,32", Variant::International).unwrap();
+    check_done(lines.last().unwrap(), &pos, true);
+    hub.send("pos pos=W:WK37:B9,13,17,32 moves=\"37x21x9\"");
+    hub.ping();
+}
+
+// ---- special positions -----------------------------------------------------------------------
+
+#[test]
+fn one_legal_move_is_answered_at_once() {
+    let mut hub = Hub::ready();
+    let pos = parse_fen("W:W28,50:B1,23", Variant::International).unwrap();
+    assert_eq!(pos.legal_moves().len(), 1);
+    for level in ["time=100", "move-time=10", "moves=40 time=300 inc=1"] {
+        let (lines, took) = hub.search(&write_hub(&pos), level, "think");
+        assert!(took < Duration::from_millis(300), "{level}: {took:?}");
+        let mv = check_done(lines.last().unwrap(), &pos, true).unwrap();
+        assert_eq!(notation::long(&mv, Variant::International), "28x19x23");
+    }
+}
+
+#[test]
+fn a_position_without_a_legal_move_answers_a_bare_done() {
+    let mut hub = Hub::ready();
+    // Black to move and nothing left to move: the game is over.
+    let hub_text = format!("B{}", "e".repeat(30) + "w" + &"e".repeat(19));
+    let pos = parse_hub(&hub_text, Variant::International).unwrap();
+    assert!(pos.legal_moves().is_empty());
+    for mode in ["think", "analyze", "ponder"] {
+        let (lines, took) = hub.search(&hub_text, "infinite", mode);
+        assert_eq!(lines, ["done"], "{mode}");
+        assert!(took < Duration::from_secs(1));
+        check_done("done", &pos, false);
+    }
+    // Blocked rather than empty: the white man on 46 can neither move nor capture.
+    let blocked = parse_fen("W:W46:B37,41", Variant::International).unwrap();
+    assert!(blocked.legal_moves().is_empty());
+    let (lines, _) = hub.search("W:W46:B37,41", "depth=3", "think");
+    assert_eq!(lines, ["done"]);
+    hub.ping();
+}
+
+// ---- ending ----------------------------------------------------------------------------------
+
+#[test]
+fn end_of_input_exits_within_a_second() {
+    let mut idle = Hub::ready();
+    idle.close_stdin();
+    let status = idle.wait_exit(Duration::from_secs(1));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+
+    let mut busy = Hub::ready();
+    busy.send(&format!("pos pos={START}"));
+    busy.send("level infinite");
+    busy.send("go analyze");
+    busy.no_done_for(Duration::from_millis(300));
+    busy.close_stdin();
+    let status = busy.wait_exit(Duration::from_secs(1));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+}
+
+#[test]
+fn quit_during_a_search_exits() {
+    let mut hub = Hub::ready();
+    hub.send(&format!("pos pos={START}"));
+    hub.send("level infinite");
+    hub.send("go think");
+    hub.no_done_for(Duration::from_millis(300));
+    hub.send("quit");
+    let status = hub.wait_exit(Duration::from_secs(1));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+}
+
+// ---- pydraughts ------------------------------------------------------------------------------
+
+/// pydraughts' `HubEngine` plays Kroon against itself to the end of a game, checking every move.
+/// Needs python3 with pydraughts (`.ci/run` installs it), as tests/interop_pydraughts.rs does.
+#[test]
+fn pydraughts_hub_engine_plays_a_whole_game() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/interop/hub_pydraughts.py"
+    );
+    let out = Command::new("python3")
+        .args([script, env!("CARGO_BIN_EXE_kroon")])
+        .output()
+        .expect("python3 must be installed (with pydraughts)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "pydraughts Hub game failed:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("game over:"), "{stdout}");
+}
