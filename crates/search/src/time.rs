@@ -89,10 +89,11 @@ impl TimeManager {
         }
     }
 
-    /// The opponent played the expected move: the clock starts now.
+    /// The opponent played the expected move: the clock starts now. Outside pondering it does nothing.
     pub fn ponder_hit(&self) {
-        *self.start.lock() = Instant::now();
-        self.pondering.store(false, Ordering::Release);
+        if self.pondering.swap(false, Ordering::AcqRel) {
+            *self.start.lock() = Instant::now();
+        }
     }
 
     /// Whether the search is still pondering.

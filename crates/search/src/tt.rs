@@ -87,12 +87,15 @@ impl std::fmt::Debug for Table {
 }
 
 impl Table {
-    /// A table of about `mib` MiB (at least one bucket).
+    /// A table of about `mib` MiB (at least one bucket). When the memory cannot be had, the size is
+    /// halved until it can, so a large setting never aborts the engine.
     #[must_use]
     pub fn new(mib: usize) -> Table {
-        let bytes = mib.max(1) * 1024 * 1024;
-        let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
-        let mut buckets = Vec::with_capacity(n);
+        let mut n = (mib.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::new();
+        while buckets.try_reserve_exact(n).is_err() && n > 1 {
+            n /= 2;
+        }
         buckets.resize_with(n, Bucket::default);
         Table {
             buckets,

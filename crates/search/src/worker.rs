@@ -75,7 +75,7 @@ impl<'a> Worker<'a> {
             frames: vec![Frame::default(); MAX_PLY + 2],
             lists: (0..MAX_PLY + 2).map(|_| MoveList::new()).collect(),
             killers: vec![[0; 2]; MAX_PLY + 2],
-            scores: vec![Vec::with_capacity(64); MAX_PLY + 2],
+            scores: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(64)).collect(),
             history: Box::new([[0; 4096]; 2]),
             pv: vec![Vec::new(); MAX_PLY + 2],
             variant: Variant::International,
@@ -304,6 +304,7 @@ impl<'a> Worker<'a> {
 
     fn search(&mut self, pos: &Position, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> Res {
         self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply as u32);
         self.poll()?;
         self.pv[ply].clear();
         if self.variant == Variant::Breakthrough && (pos.kings() & pos.pieces(!pos.turn())).any() {
