@@ -35,6 +35,11 @@ impl MoveList {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+    /// Keeps only the moves for which `keep` holds, in order.
+    #[inline]
+    pub fn retain(&mut self, keep: impl FnMut(&Move) -> bool) {
+        self.0.retain(keep);
+    }
     /// Whether `mv` is in the list.
     #[inline]
     #[must_use]

@@ -10,8 +10,14 @@ use crate::with_rules;
 
 /// The number of leaves `depth` plies below `pos`. Published tables drop duplicate captures
 /// (`Duplicates::Drop`); some also give the count with every capture path kept.
+///
+/// Like the published tables, perft leaves out the Frisian limit on quiet king moves (it counts
+/// the moves of `movegen::generate_for`, ignoring the king runs of `pos`); from the initial
+/// position the counts match the tables to depth 11. The legal moves (`Position::legal_moves`)
+/// do apply it.
 #[must_use]
 pub fn perft(pos: &Position, depth: u32, dups: Duplicates) -> u64 {
+    let pos = &pos.without_king_runs();
     let mut lists: Vec<MoveList> = (0..=depth).map(|_| MoveList::new()).collect();
     match dups {
         Duplicates::Drop => {
@@ -23,11 +29,20 @@ pub fn perft(pos: &Position, depth: u32, dups: Duplicates) -> u64 {
     }
 }
 
-/// Perft split by the first move: each legal move with the leaves below it.
+/// Perft split by the first move: each move with the leaves below it (without the Frisian king-move
+/// limit, as `perft`).
 #[must_use]
 pub fn divide(pos: &Position, depth: u32, dups: Duplicates) -> Vec<(Move, u64)> {
+    let pos = &pos.without_king_runs();
     let mut list = MoveList::new();
-    movegen::generate_with(pos, &mut list, dups);
+    match dups {
+        Duplicates::Drop => {
+            with_rules!(pos.variant(), R => movegen::generate_for::<R, false>(pos, &mut list))
+        }
+        Duplicates::Keep => {
+            with_rules!(pos.variant(), R => movegen::generate_for::<R, true>(pos, &mut list))
+        }
+    }
     list.iter()
         .map(|mv| {
             (
@@ -35,7 +50,7 @@ pub fn divide(pos: &Position, depth: u32, dups: Duplicates) -> Vec<(Move, u64)> 
                 if depth == 0 {
                     1
                 } else {
-                    perft(&pos.play(mv), depth - 1, dups)
+                    perft(&pos.play_pieces(mv), depth - 1, dups)
                 },
             )
         })
@@ -53,7 +68,7 @@ fn count<R: Rules, const KEEP: bool>(pos: &Position, depth: u32, lists: &mut [Mo
             movegen::generate_for::<R, KEEP>(pos, list);
             let mut n = 0;
             for mv in list.iter() {
-                n += count::<R, KEEP>(&pos.play(mv), depth - 1, rest);
+                n += count::<R, KEEP>(&pos.play_pieces(mv), depth - 1, rest);
             }
             n
         }

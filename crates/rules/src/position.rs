@@ -55,13 +55,28 @@ pub struct IllegalMove {
     pub mv: Move,
 }
 
+/// Frisian only: the king that made a side's latest quiet moves, and how many it made in a row.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+struct KingRun {
+    /// Square index of the king (0 when `moves` is 0).
+    square: u8,
+    /// Quiet moves in a row by that king, 0..=`KING_MOVE_LIMIT`.
+    moves: u8,
+}
+
 /// A position: where the pieces stand and who is to move. Small and `Copy`; `play` returns a new one.
+///
+/// In Frisian draughts it also carries, per side, the run of quiet moves of one king: a king may
+/// make at most three in a row while its side has men, so the legal moves depend on it. The run is
+/// state, not history: `play` keeps it, equality, hashing and the Zobrist key include it, and it is
+/// zero in every other variant, in positions read from text and whenever a side has no men.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Position {
     pieces: [Bitboard; 2],
     kings: Bitboard,
     turn: Colour,
     variant: Variant,
+    runs: [KingRun; 2],
     key: u64,
 }
 
@@ -96,6 +111,7 @@ impl Position {
             kings,
             turn,
             variant,
+            runs: [KingRun::default(); 2],
             key: 0,
         };
         pos.key = pos.compute_key();
@@ -114,6 +130,7 @@ impl Position {
             for sq in self.pieces[c] {
                 k ^= zobrist::PIECE[zobrist::kind(c, self.kings.has(sq))][sq.index() as usize];
             }
+            k ^= run_key(c, self.runs[c]);
         }
         k
     }
@@ -178,6 +195,26 @@ impl Position {
     pub fn opp(&self) -> Bitboard {
         self.pieces[1 - self.turn.index()]
     }
+    /// Frisian: the king that made `side`'s latest quiet moves and how many it made in a row
+    /// (1 to 3), if that run still counts; `None` in every other variant.
+    #[inline]
+    #[must_use]
+    pub fn king_run(&self, side: Colour) -> Option<(Square, u8)> {
+        let r = self.runs[side.index()];
+        (r.moves > 0).then(|| (Square::new(r.square), r.moves))
+    }
+
+    /// The same position with no king run for either side: the state of a position read from text.
+    #[must_use]
+    pub fn without_king_runs(&self) -> Position {
+        let mut p = *self;
+        for c in 0..2 {
+            p.key ^= run_key(c, p.runs[c]);
+        }
+        p.runs = [KingRun::default(); 2];
+        p
+    }
+
     /// The piece on a square, if any.
     #[must_use]
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
@@ -201,6 +238,53 @@ impl Position {
     #[must_use]
     #[inline]
     pub fn play(&self, mv: &Move) -> Position {
+        let mut next = self.play_pieces(mv);
+        if self.variant == Variant::Frisian {
+            next.follow_king_runs(self, mv);
+        }
+        next
+    }
+
+    /// Frisian: the king runs after `mv` was played in `prev` (FMJD-free rule; Scan `Pos::succ`).
+    /// The mover's run grows with a quiet move of the same king and restarts at 1 with another
+    /// king; any man move or capture ends it, and so does having no men. The opponent's run lasts
+    /// while its king stands and it keeps a man.
+    fn follow_king_runs(&mut self, prev: &Position, mv: &Move) {
+        let us = prev.turn.index();
+        let them = 1 - us;
+        let men = self.all() & !self.kings;
+        let mut runs = prev.runs;
+        let theirs = runs[them];
+        if theirs.moves > 0
+            && (mv.captured.has(Square::new(theirs.square)) || (men & self.pieces[them]).is_empty())
+        {
+            runs[them] = KingRun::default();
+        }
+        runs[us] = if !mv.is_capture() && prev.kings.has(mv.from) && (men & self.pieces[us]).any() {
+            let mine = prev.runs[us];
+            let moves = if mine.moves > 0 && mine.square == mv.from.index() {
+                (mine.moves + 1).min(3)
+            } else {
+                1
+            };
+            KingRun {
+                square: mv.to.index(),
+                moves,
+            }
+        } else {
+            KingRun::default()
+        };
+        for (c, (old, new)) in self.runs.iter().zip(runs).enumerate() {
+            self.key ^= run_key(c, *old) ^ run_key(c, new);
+        }
+        self.runs = runs;
+    }
+
+    /// The position after `mv` without following the Frisian king runs, which are copied unchanged:
+    /// for perft, which does not apply the king-move limit (see `movegen::generate_for`).
+    #[must_use]
+    #[inline]
+    pub(crate) fn play_pieces(&self, mv: &Move) -> Position {
         let us = self.turn.index();
         let them = 1 - us;
         debug_assert!(
@@ -252,7 +336,8 @@ impl Position {
         list
     }
 
-    /// The same position with colours swapped and the board turned round (for symmetry tests).
+    /// The same position with colours swapped and the board turned round (for symmetry tests); the
+    /// Frisian king runs go with their kings.
     #[must_use]
     pub fn flipped(&self) -> Position {
         let g = self.variant.geometry();
@@ -266,16 +351,28 @@ impl Position {
             }
             r
         };
-        Position::from_parts(
+        let mut p = Position::from_parts(
             self.variant,
             turn(self.pieces[1]),
             turn(self.pieces[0]),
             turn(self.kings),
             !self.turn,
-        )
+        );
+        for c in 0..2 {
+            let r = self.runs[1 - c];
+            if r.moves > 0 {
+                let b = turn(Bitboard::from_square(Square::new(r.square)));
+                p.runs[c] = KingRun {
+                    square: b.first().map_or(0, Square::index),
+                    moves: r.moves,
+                };
+            }
+        }
+        p.key = p.compute_key();
+        p
     }
 
-    /// The same pieces with the other side to move.
+    /// The same pieces with `turn` to move (and no Frisian king runs).
     #[must_use]
     pub fn with_turn(&self, turn: Colour) -> Position {
         Position::from_parts(
@@ -285,5 +382,15 @@ impl Position {
             self.kings,
             turn,
         )
+    }
+}
+
+/// The Zobrist contribution of a side's king run (nothing when there is none).
+#[inline]
+fn run_key(side: usize, run: KingRun) -> u64 {
+    if run.moves == 0 {
+        0
+    } else {
+        zobrist::KING_RUN[side][usize::from(run.moves) - 1][usize::from(run.square)]
     }
 }

@@ -4,6 +4,8 @@
 pub const PIECE: [[u64; 64]; 4] = build();
 /// Key toggled when Black is to move.
 pub const BLACK_TO_MOVE: u64 = splitmix(0x6b72_6f6f_6e00_0002).1;
+/// Keys of a Frisian king run: per side, run length 1..=3 (index `moves - 1`) and the king's square.
+pub const KING_RUN: [[[u64; 64]; 3]; 2] = build_runs();
 
 const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -26,6 +28,27 @@ const fn build() -> [[u64; 64]; 4] {
             sq += 1;
         }
         k += 1;
+    }
+    keys
+}
+
+const fn build_runs() -> [[[u64; 64]; 3]; 2] {
+    let mut keys = [[[0u64; 64]; 3]; 2];
+    let mut state = 0x6b72_6f6f_6e00_0003u64;
+    let mut side = 0;
+    while side < 2 {
+        let mut n = 0;
+        while n < 3 {
+            let mut sq = 0;
+            while sq < 64 {
+                let (s, v) = splitmix(state);
+                state = s;
+                keys[side][n][sq] = v;
+                sq += 1;
+            }
+            n += 1;
+        }
+        side += 1;
     }
     keys
 }

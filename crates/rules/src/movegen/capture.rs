@@ -1,9 +1,10 @@
 //! Captures (FMJD 4): men take forwards and backwards, kings at a distance; a piece is taken at most
 //! once and stays on the board, blocking, until the move ends; the majority rule is applied as each
-//! capture is added.
+//! capture is added. In Frisian draughts both also capture orthogonally (`R::ORTHOGONAL_CAPTURE`:
+//! the directions `UP..=DOWN` of `geometry`), and precedence is by value (`R::precedence`).
 
 use crate::bitboard::Bitboard;
-use crate::geometry::OFF;
+use crate::geometry::{DOWN, OFF, UP};
 use crate::movelist::MoveList;
 use crate::mv::Move;
 use crate::position::{Colour, Position};
@@ -35,12 +36,19 @@ pub(crate) fn has_capture_for<R: Rules>(pos: &Position) -> bool {
             return true;
         }
     }
+    if R::ORTHOGONAL_CAPTURE {
+        for d in UP..=DOWN {
+            if (g.shift_any(g.shift_any(men, d) & opp, d) & empty).any() {
+                return true;
+            }
+        }
+    }
     let kings = own & pos.kings();
     if kings.is_empty() {
         return false;
     }
     for k in kings {
-        for d in 0..4 {
+        for d in 0..directions::<R>() {
             let mut t = g.step(k.index(), d);
             if R::FLYING_KINGS {
                 while t != OFF && empty.0 & (1 << t) != 0 {
@@ -57,6 +65,19 @@ pub(crate) fn has_capture_for<R: Rules>(pos: &Position) -> bool {
     }
     false
 }
+
+/// The directions a piece captures in: the four diagonals, and in Frisian the four orthogonals.
+#[inline(always)]
+const fn directions<R: Rules>() -> usize {
+    if R::ORTHOGONAL_CAPTURE {
+        8
+    } else {
+        4
+    }
+}
+
+/// Every direction, diagonal then orthogonal (`geometry::UP_LEFT..=DOWN`).
+const ALL_DIRECTIONS: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
 
 /// The state of one capture search: the moving piece's start, the board as the capturing piece sees
 /// it (its start square empty), and the best capture value found so far.
@@ -85,15 +106,16 @@ impl<R: Rules, const KEEP: bool> Builder<'_, R, KEEP> {
         sq != OFF && (self.opp & !captured) & (1 << sq) != 0
     }
 
-    /// Records a finished capture, keeping only the best under the majority rule.
+    /// Records a finished capture, keeping only the best under the precedence rule.
     fn add(&mut self, to: u8, captured: u64) {
         let n = captured.count_ones();
         if R::MAJORITY {
-            if n < self.best {
+            let value = R::precedence(Bitboard(captured), Bitboard(self.kings), !self.man);
+            if value < self.best {
                 return;
             }
-            if n > self.best {
-                self.best = n;
+            if value > self.best {
+                self.best = value;
                 self.out.clear();
             }
         }
@@ -102,7 +124,8 @@ impl<R: Rules, const KEEP: bool> Builder<'_, R, KEEP> {
             from: self.from,
             to,
             captured: Bitboard(captured),
-            promotes: self.man && self.promo.has(to),
+            // A man crowned on the way (Russian) stays a king wherever its capture ends.
+            promotes: self.man && (self.crowned || self.promo.has(to)),
         };
         // Only captures of three or more pieces can be reached by two paths.
         if !KEEP && n >= 3 && self.out.contains(&mv) {
@@ -165,9 +188,19 @@ impl<R: Rules, const KEEP: bool> Builder<'_, R, KEEP> {
         (self.capturable(t, captured) && self.is_empty(g.step(t, d))).then_some(t)
     }
 
+    /// From landing square `l`, a flying king turns into direction `d2` if it finds a piece to take.
+    #[inline(always)]
+    fn turn(&mut self, l: u8, d2: usize, captured: u64, found: &mut bool) {
+        if let Some(v2) = self.victim(l, d2, captured) {
+            *found = true;
+            self.king_after(v2, d2, captured | 1 << v2);
+        }
+    }
+
     /// A flying king has just taken `v` moving in direction `d`; `captured` includes `v`.
     /// It may land on any free square beyond, and from each it may turn; going on straight is
     /// tried once, from the last free square, so that landing choices do not multiply paths.
+    /// Turning back is never possible: the piece just taken still stands in the way.
     fn king_after(&mut self, v: u8, d: usize, captured: u64) {
         let g = R::GEO;
         let first = g.step(v, d);
@@ -175,10 +208,15 @@ impl<R: Rules, const KEEP: bool> Builder<'_, R, KEEP> {
         let mut found = false;
         let mut l = first;
         loop {
-            for d2 in [d ^ 1, d ^ 2] {
-                if let Some(v2) = self.victim(l, d2, captured) {
-                    found = true;
-                    self.king_after(v2, d2, captured | 1 << v2);
+            if R::ORTHOGONAL_CAPTURE {
+                for d2 in 0..8 {
+                    if d2 != d && d2 != d ^ 3 {
+                        self.turn(l, d2, captured, &mut found);
+                    }
+                }
+            } else {
+                for d2 in [d ^ 1, d ^ 2] {
+                    self.turn(l, d2, captured, &mut found);
                 }
             }
             last = l;
@@ -218,10 +256,15 @@ pub(crate) fn generate<R: Rules, const KEEP: bool>(pos: &Position, out: &mut Mov
         Colour::White => (R::GEO.top_row, &[0, 1]),
         Colour::Black => (R::GEO.bottom_row, &[2, 3]),
     };
-    let man_dirs: &[usize] = if R::MEN_CAPTURE_BACKWARD {
+    let diagonal: &[usize] = if R::MEN_CAPTURE_BACKWARD {
         &[0, 1, 2, 3]
     } else {
         forward
+    };
+    let man_dirs: &[usize] = if R::ORTHOGONAL_CAPTURE {
+        &ALL_DIRECTIONS
+    } else {
+        diagonal
     };
     let mut b = Builder::<R, KEEP> {
         out,
@@ -239,9 +282,15 @@ pub(crate) fn generate<R: Rules, const KEEP: bool>(pos: &Position, out: &mut Mov
     let g = R::GEO;
     let men = own & !kings;
     let mut starters = Bitboard::EMPTY;
-    for &d in man_dirs {
+    for &d in diagonal {
         let victims = g.shift(Bitboard(empty), d ^ 3) & Bitboard(opp);
         starters |= g.shift(victims, d ^ 3) & men;
+    }
+    if R::ORTHOGONAL_CAPTURE {
+        for d in UP..=DOWN {
+            let victims = g.shift_any(Bitboard(empty), d ^ 3) & Bitboard(opp);
+            starters |= g.shift_any(victims, d ^ 3) & men;
+        }
     }
     for from in starters {
         b.from = from;
@@ -254,7 +303,7 @@ pub(crate) fn generate<R: Rules, const KEEP: bool>(pos: &Position, out: &mut Mov
         b.empty = empty | 1 << from.index();
         b.man = false;
         if R::FLYING_KINGS {
-            for d in 0..4 {
+            for d in 0..directions::<R>() {
                 if let Some(v) = b.victim(from.index(), d, 0) {
                     b.king_after(v, d, 1 << v);
                 }
