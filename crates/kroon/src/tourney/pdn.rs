@@ -1,0 +1,199 @@
+//! Writing finished games as PDN: the tag pairs, then the moves with each engine move's score,
+//! depth and time as a comment, and the reason the game ended as a last comment.
+
+use super::game::{MoveNote, Played};
+use super::openings::Opening;
+use kroon_rules::{notation, write_fen, Colour, Position, Variant};
+use std::fmt::Write as _;
+
+/// What the PDN header needs besides the game.
+#[derive(Clone, Debug)]
+pub struct Header<'a> {
+    /// `Event`.
+    pub event: &'a str,
+    /// `Date` as `YYYY.MM.DD`.
+    pub date: &'a str,
+    /// `Round`: the game's number in the schedule.
+    pub round: usize,
+    /// `White`.
+    pub white: &'a str,
+    /// `Black`.
+    pub black: &'a str,
+    /// `TimeControl`, in words.
+    pub time_control: &'a str,
+}
+
+/// PDN `GameType` numbers (PDN 3.0) for the variants that have one.
+fn game_type(v: Variant) -> Option<u32> {
+    match v {
+        Variant::International => Some(20),
+        Variant::English => Some(21),
+        Variant::Russian => Some(25),
+        Variant::Brazilian => Some(26),
+        _ => None,
+    }
+}
+
+fn tag(out: &mut String, name: &str, value: &str) {
+    let value = value.replace('\\', "\\\\").replace('"', "\\\"");
+    let _ = writeln!(out, "[{name} \"{value}\"]");
+}
+
+/// A comment's text with the braces that would end it replaced.
+fn comment(text: &str) -> String {
+    format!("{{{}}}", text.replace(['{', '}'], "|"))
+}
+
+fn note_text(n: &MoveNote) -> String {
+    let time = format!("{:.3}s", n.elapsed.as_secs_f64());
+    match (n.score, n.depth) {
+        (Some(s), Some(d)) => format!("{s:+.2}/{d} {time}"),
+        (Some(s), None) => format!("{s:+.2} {time}"),
+        _ => time,
+    }
+}
+
+/// The whole game as PDN text, ending with a blank line.
+#[must_use]
+pub fn write(h: &Header<'_>, opening: &Opening, game: &Played) -> String {
+    let variant = opening.start.variant();
+    let mut out = String::new();
+    tag(&mut out, "Event", h.event);
+    tag(&mut out, "Date", h.date);
+    tag(&mut out, "Round", &h.round.to_string());
+    tag(&mut out, "White", h.white);
+    tag(&mut out, "Black", h.black);
+    tag(&mut out, "Result", game.result.pdn());
+    match game_type(variant) {
+        Some(t) => tag(&mut out, "GameType", &t.to_string()),
+        None => tag(&mut out, "Variant", variant.hub_name()),
+    }
+    if opening.start != Position::initial(variant) {
+        tag(&mut out, "FEN", &write_fen(&opening.start));
+    }
+    tag(&mut out, "TimeControl", h.time_control);
+    tag(&mut out, "Termination", game.termination.tag());
+    out.push('\n');
+
+    // Movetext as units that never break inside, wrapped at 80 columns.
+    let mut units: Vec<String> = Vec::new();
+    let mut pos = opening.start;
+    let mut number = 1;
+    let moves = opening.moves.iter().map(|mv| (mv, None));
+    let engine = game.moves.iter().zip(game.notes.iter().map(Some));
+    for (i, (mv, note)) in moves.chain(engine).enumerate() {
+        let white = pos.turn() == Colour::White;
+        let text = notation::display(&pos, mv);
+        units.push(if white {
+            format!("{number}. {text}")
+        } else if i == 0 {
+            format!("{number}... {text}")
+        } else {
+            text
+        });
+        if let Some(n) = note {
+            units.push(comment(&note_text(n)));
+        }
+        if !white {
+            number += 1;
+        }
+        pos = pos.play(mv);
+    }
+    units.push(comment(&game.reason));
+    units.push(game.result.pdn().to_owned());
+    let mut line = String::new();
+    for u in units {
+        if !line.is_empty() && line.len() + 1 + u.len() > 80 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&u);
+    }
+    out.push_str(&line);
+    out.push_str("\n\n");
+    out
+}
+
+/// Today's date (UTC) as PDN writes it; the DXP game records use the same.
+pub use kroon_protocol::dxp::session::today;
+
+#[cfg(test)]
+mod tests {
+    use super::super::game::{GameResult, Termination};
+    use super::super::openings::{parse, read_pdn};
+    use super::*;
+    use kroon_rules::parse_move;
+    use std::time::Duration;
+
+    #[test]
+    fn dates() {
+        assert_eq!(today().len(), 10);
+    }
+
+    #[test]
+    fn games_read_back() {
+        let v = Variant::International;
+        let opening = &parse("1. 32-28 19-23 *", v, None).unwrap()[0];
+        let pos = opening.position();
+        let mv = parse_move(&pos, "28x19").unwrap();
+        let reply = parse_move(&pos.play(&mv), "14x23").unwrap();
+        let game = Played {
+            moves: vec![mv, reply],
+            notes: vec![
+                MoveNote {
+                    score: Some(0.12),
+                    depth: Some(7),
+                    elapsed: Duration::from_millis(100),
+                },
+                MoveNote::default(),
+            ],
+            result: GameResult::Draw,
+            termination: Termination::MaxPlies,
+            reason: "draw: move cap {4}".into(),
+            culprit: None,
+            lines: Vec::new(),
+        };
+        let h = Header {
+            event: "test \"match\"",
+            date: "2026.01.02",
+            round: 3,
+            white: "A",
+            black: "B",
+            time_control: "depth 1",
+        };
+        let text = write(&h, opening, &game);
+        assert!(text.contains("[Event \"test \\\"match\\\"\"]"), "{text}");
+        assert!(text.contains("[GameType \"20\"]"));
+        assert!(!text.contains("[FEN"));
+        assert!(text.contains("[Termination \"move cap\"]"));
+        assert!(
+            text.contains(
+                "1. 32-28 19-23 2. 28x19 {+0.12/7 0.100s} 14x23 {0.000s} {draw: move cap |4|} 1-1"
+            ),
+            "{text}"
+        );
+        let back = read_pdn(&text).unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].moves, ["32-28", "19-23", "28x19", "14x23"]);
+
+        // A start from a FEN, Black to move.
+        let black = &parse("B:W31-50:B1-20", v, None).unwrap()[0];
+        let mv = parse_move(&black.start, "19-23").unwrap();
+        let game = Played {
+            moves: vec![mv],
+            notes: vec![MoveNote::default()],
+            result: GameResult::WhiteWins,
+            termination: Termination::Rules,
+            reason: "x".into(),
+            culprit: None,
+            lines: Vec::new(),
+        };
+        let text = write(&h, black, &game);
+        assert!(text.contains("[FEN \"B:W31,32,"), "{text}");
+        assert!(text.contains("1... 19-23"), "{text}");
+    }
+}
