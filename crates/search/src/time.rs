@@ -52,7 +52,8 @@ impl TimeManager {
             Limits::Depth(d) => max_depth = d.clamp(1, crate::MAX_DEPTH),
             Limits::Nodes(n) => max_nodes = n.max(1),
             Limits::MoveTime(t) => {
-                let t = t.saturating_sub(OVERHEAD).max(Duration::from_millis(1));
+                // A fixed time per move is the caller's to keep: hold back only a little of it.
+                let t = t.saturating_sub(OVERHEAD.min(t / 10)).max(Duration::from_millis(1));
                 soft = Some(t);
                 hard = Some(t);
             }
