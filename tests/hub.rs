@@ -621,3 +621,49 @@ fn pydraughts_hub_engine_plays_a_whole_game() {
     );
     assert!(stdout.contains("game over:"), "{stdout}");
 }
+
+#[test]
+fn every_variant_plays_a_whole_game_against_itself() {
+    for variant in Variant::ALL {
+        let mut hub = Hub::start();
+        hub.send("hub");
+        hub.until("wait", LONG);
+        hub.send(&format!(
+            "set-param name=variant value={}",
+            variant.hub_name()
+        ));
+        hub.send("init");
+        hub.expect_line("ready");
+        hub.send("level depth=3");
+        let start = Position::initial(variant);
+        let mut game = kroon_rules::Game::new(start);
+        let mut moves: Vec<String> = Vec::new();
+        while game.outcome().is_none() {
+            if moves.len() >= 600 {
+                hub.fail(&format!("{variant}: no result after 600 plies"));
+            }
+            hub.send(&format!(
+                "pos pos={} moves=\"{}\"",
+                write_hub(&start),
+                moves.join(" ")
+            ));
+            hub.send("go think");
+            let lines = hub.until("done", LONG);
+            let done = lines.last().expect("a done line");
+            let mv = check_done(done, game.position(), true).expect("a move");
+            game.play(&mv)
+                .unwrap_or_else(|e| hub.fail(&format!("{variant}: {e}")));
+            moves.push(notation::long(&mv, variant));
+        }
+        eprintln!(
+            "{variant}: {:?} after {} plies",
+            game.outcome(),
+            moves.len()
+        );
+        assert!(
+            moves.len() > 10,
+            "{variant}: a game of {} plies",
+            moves.len()
+        );
+    }
+}
