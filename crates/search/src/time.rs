@@ -53,7 +53,9 @@ impl TimeManager {
             Limits::Nodes(n) => max_nodes = n.max(1),
             Limits::MoveTime(t) => {
                 // A fixed time per move is the caller's to keep: hold back only a little of it.
-                let t = t.saturating_sub(OVERHEAD.min(t / 10)).max(Duration::from_millis(1));
+                let t = t
+                    .saturating_sub(OVERHEAD.min(t / 10))
+                    .max(Duration::from_millis(1));
                 soft = Some(t);
                 hard = Some(t);
             }
