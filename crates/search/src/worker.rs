@@ -39,6 +39,14 @@ pub struct Outcome {
     pub depth: u32,
 }
 
+/// Whether helper `id` leaves out iteration `depth` (the staggered pattern of lazy SMP engines).
+fn skips(id: usize, depth: u32) -> bool {
+    const SIZE: [u32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+    const PHASE: [u32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+    let i = (id - 1) % 20;
+    ((depth + PHASE[i]) / SIZE[i]) % 2 == 1
+}
+
 /// Signals that the search was stopped; the unfinished iteration is thrown away.
 struct Stopped;
 
@@ -126,6 +134,12 @@ impl<'a> Worker<'a> {
         // Helpers start one ply deeper on odd threads, so that the threads spread over depths.
         let mut depth = 1 + (self.id % 2) as u32;
         while depth <= max_depth {
+            // Helpers skip depths in staggered patterns, so that the threads spread over several
+            // depths instead of repeating the main thread's iteration.
+            if self.id > 0 && skips(self.id, depth) {
+                depth += 1;
+                continue;
+            }
             let result = self.aspiration(root, &mut root_moves, depth, best.score);
             let Ok(score) = result else { break };
             best = Outcome {
