@@ -237,11 +237,7 @@ impl<'a> Worker<'a> {
             if score > best {
                 best = score;
                 best_index = i;
-                let tail = std::mem::take(&mut self.pv[1]);
-                self.pv[0].clear();
-                self.pv[0].push(mv);
-                self.pv[0].extend_from_slice(&tail);
-                self.pv[1] = tail;
+                self.set_pv(0, mv);
                 if score > alpha {
                     alpha = score;
                 }
@@ -255,6 +251,17 @@ impl<'a> Worker<'a> {
         moves.as_mut_slice()[..=best_index].rotate_right(1);
         result?;
         Ok(best)
+    }
+
+    /// The principal variation at `ply` becomes `mv` followed by the one found below it.
+    #[inline]
+    fn set_pv(&mut self, ply: usize, mv: Move) {
+        let tail = std::mem::take(&mut self.pv[ply + 1]);
+        let line = &mut self.pv[ply];
+        line.clear();
+        line.push(mv);
+        line.extend_from_slice(&tail);
+        self.pv[ply + 1] = tail;
     }
 
     /// Updates the draw-rule counters and the key stack for the move into `child` from ply `ply`.
@@ -424,12 +431,7 @@ impl<'a> Worker<'a> {
                 if score > alpha {
                     alpha = score;
                     if pv_node {
-                        let tail = std::mem::take(&mut self.pv[ply + 1]);
-                        let line = &mut self.pv[ply];
-                        line.clear();
-                        line.push(mv);
-                        line.extend_from_slice(&tail);
-                        self.pv[ply + 1] = tail;
+                        self.set_pv(ply, mv);
                     }
                 }
                 if score >= beta {
