@@ -64,6 +64,52 @@ fn moves_in_long_notation() {
 }
 
 #[test]
+fn each_variant_speaks_its_own_notation() {
+    let sorted = |o: &Output| {
+        let mut v: Vec<String> = stdout(o).lines().map(str::to_owned).collect();
+        v.sort();
+        v
+    };
+    let o = kroon(&["moves", "--variant", "russian", "--fen", "W:Wc3:Bd4,f6"]);
+    assert_eq!(sorted(&o), ["c3:g7:d4:f6"]);
+    let o = kroon(&["moves", "--variant", "brazilian"]);
+    assert_eq!(
+        sorted(&o),
+        ["a3-b4", "c3-b4", "c3-d4", "e3-d4", "e3-f4", "g3-f4", "g3-h4"]
+    );
+    // English: the dark side on 1-12 moves first.
+    let o = kroon(&["moves", "--variant", "english"]);
+    assert_eq!(
+        sorted(&o),
+        ["10-14", "10-15", "11-15", "11-16", "12-16", "9-13", "9-14"]
+    );
+    let o = kroon(&["show", "--variant", "english", "--fen", "W:W18:B14"]);
+    let s = stdout(&o);
+    assert!(s.contains("White to move   english   W:W18:B14"), "{s}");
+    let o = kroon(&[
+        "analyse",
+        "--variant",
+        "russian",
+        "--moves",
+        "c3-d4 f6-g5",
+        "--depth",
+        "4",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout(&o).contains("best "), "{}", stdout(&o));
+    let o = kroon(&[
+        "analyse",
+        "--variant",
+        "russian",
+        "--moves",
+        "22-18 11-15",
+        "--depth",
+        "1",
+    ]);
+    assert!(o.status.success(), "field numbers are read in Russian too");
+}
+
+#[test]
 fn show_draws_the_board() {
     let s = stdout(&kroon(&["show", "--fen", "B:WK4,28:B12,K45"]));
     assert!(s.contains("Black to move"), "{s}");

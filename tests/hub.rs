@@ -5,7 +5,9 @@
 //! `HubEngine` through a whole game (tests/interop/hub_pydraughts.py).
 
 use kroon_protocol::hub::{parse_reply, HubReply};
-use kroon_rules::{notation, parse_fen, parse_hub, parse_move, write_hub, Move, Position, Variant};
+use kroon_rules::{
+    notation, parse_fen, parse_hub, parse_hub_move, write_hub, Move, Position, Variant,
+};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
@@ -202,12 +204,12 @@ fn check_done(line: &str, pos: &Position, want_move: bool) -> Option<Move> {
         return None;
     };
     assert!(want_move, "a move where none was expected: {line}");
-    let mv = parse_move(pos, &text).unwrap_or_else(|e| panic!("{line}: {e}"));
-    assert_eq!(notation::long(&mv, pos.variant()), text, "long form");
+    let mv = parse_hub_move(pos, &text).unwrap_or_else(|e| panic!("{line}: {e}"));
+    assert_eq!(notation::hub(&mv, pos.variant()), text, "long form");
     if let Some(p) = ponder {
         let after = pos.play(&mv);
-        let reply = parse_move(&after, &p).unwrap_or_else(|e| panic!("ponder in {line}: {e}"));
-        assert_eq!(notation::long(&reply, after.variant()), p, "long form");
+        let reply = parse_hub_move(&after, &p).unwrap_or_else(|e| panic!("ponder in {line}: {e}"));
+        assert_eq!(notation::hub(&reply, after.variant()), p, "long form");
     }
     Some(mv)
 }
@@ -320,10 +322,10 @@ fn depth_level_stops_at_that_depth_and_streams_info() {
         .all(|l| !l.starts_with("info ") || l.contains(" seldepth=")));
     let mut pos = start();
     for mv in ["32-28", "19-23"] {
-        pos = pos.play(&parse_move(&pos, mv).unwrap());
+        pos = pos.play(&parse_hub_move(&pos, mv).unwrap());
     }
     let mv = check_done(lines.last().unwrap(), &pos, true).unwrap();
-    assert_eq!(notation::long(&mv, Variant::International), "28x19x23");
+    assert_eq!(notation::hub(&mv, Variant::International), "28x19x23");
     // The PV is in long notation too.
     assert!(infos[0].pv.as_deref().unwrap().starts_with("28x19x23"));
 }
@@ -430,7 +432,7 @@ fn ponder_hit_starts_the_clock() {
     assert!(took < Duration::from_millis(900), "{took:?}");
     let mut pos = start();
     for mv in ["32-28", "18-23"] {
-        pos = pos.play(&parse_move(&pos, mv).unwrap());
+        pos = pos.play(&parse_hub_move(&pos, mv).unwrap());
     }
     check_done(lines.last().unwrap(), &pos, true);
 }
@@ -447,7 +449,7 @@ fn ponder_then_stop_answers_at_once() {
     hub.send("stop");
     let lines = hub.until("done", Duration::from_secs(1));
     assert!(t.elapsed() < Duration::from_secs(1));
-    let pos = start().play(&parse_move(&start(), "31-27").unwrap());
+    let pos = start().play(&parse_hub_move(&start(), "31-27").unwrap());
     check_done(lines.last().unwrap(), &pos, true);
     // And the next search is a normal one.
     let (lines, _) = hub.search(START, "depth=2", "think");
@@ -543,7 +545,7 @@ fn one_legal_move_is_answered_at_once() {
         let (lines, took) = hub.search(&write_hub(&pos), level, "think");
         assert!(took < Duration::from_millis(300), "{level}: {took:?}");
         let mv = check_done(lines.last().unwrap(), &pos, true).unwrap();
-        assert_eq!(notation::long(&mv, Variant::International), "28x19x23");
+        assert_eq!(notation::hub(&mv, Variant::International), "28x19x23");
     }
 }
 
@@ -653,7 +655,7 @@ fn every_variant_plays_a_whole_game_against_itself() {
             let mv = check_done(done, game.position(), true).expect("a move");
             game.play(&mv)
                 .unwrap_or_else(|e| hub.fail(&format!("{variant}: {e}")));
-            moves.push(notation::long(&mv, variant));
+            moves.push(notation::hub(&mv, variant));
         }
         eprintln!(
             "{variant}: {:?} after {} plies",

@@ -15,7 +15,7 @@
 
 use kroon_rules::movegen::generate_for;
 use kroon_rules::variant::Frisian;
-use kroon_rules::{notation, parse_fen, parse_move, Game, MoveList, Variant};
+use kroon_rules::{notation, parse_fen, parse_hub_move, Game, MoveList, Variant};
 use std::collections::BTreeMap;
 use std::process::{Command, Output};
 
@@ -111,7 +111,7 @@ fn replay(text: &str) -> (BTreeMap<String, usize>, usize) {
         let variant: Variant = name.parse().unwrap();
         let mut game = Game::new(parse_fen(start, variant).unwrap());
         for t in moves.split_whitespace() {
-            let mv = parse_move(game.position(), t)
+            let mv = parse_hub_move(game.position(), t)
                 .unwrap_or_else(|e| panic!("{variant}: {e} after {moves:?} from {start}"));
             game.play(&mv).unwrap();
         }
@@ -119,7 +119,7 @@ fn replay(text: &str) -> (BTreeMap<String, usize>, usize) {
         let mut got: Vec<String> = pos
             .legal_moves()
             .iter()
-            .map(|m| notation::long(m, variant))
+            .map(|m| notation::hub(m, variant))
             .collect();
         got.sort();
         let mut want: Vec<&str> = legal.split_whitespace().collect();

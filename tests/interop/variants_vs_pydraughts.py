@@ -9,10 +9,14 @@ which reaches kings and long king captures) and from random placements with king
 as sets of (from, to, sorted captured fields) in Kroon's numbering: pydraughts lists one move per
 capture path, so its moves are grouped first. Kroon's answer must also hold no move twice.
 
-Numbering. The 10x10 variants and English use Kroon's field numbers (English: Black on 1-12 moves
-first). pydraughts writes Russian and Brazilian FENs algebraically and numbers their moves its own
-way; both go through the algebraic square (Kroon's field = row * 4 + column // 2 + 1, row = 8 - rank,
-field 1 = b8). pydraughts reads the FIRST piece list of a FEN as White, so FENs go White first.
+Numbering. Comparisons are made in Kroon's own field numbers (those of the Hub protocol), which the
+10x10 variants share with pydraughts. pydraughts writes Russian and Brazilian FENs algebraically and
+numbers their moves its own way; both go through the algebraic square (Kroon's field = row * 4 +
+column // 2 + 1, row = 8 - rank, field 1 = b8), and `kroon moves` answers algebraically there too.
+In English, pydraughts' first mover is its White on 21-32, as Kroon's is; `kroon moves` reads and
+writes the English names (the first mover is Black on 1-12, square 33 - field), so its FENs and
+moves are turned round on the way. pydraughts reads the FIRST piece list of a FEN as White, so FENs
+go White first.
 
 Frisian. pydraughts applies the limit on quiet king moves from the game's history; `kroon moves`
 reads bare FENs, so each position is asked of a fresh pydraughts board, without history. (The limit
@@ -36,6 +40,7 @@ Exit status 1 on any difference.
 import argparse
 import random
 import string
+import re
 import subprocess
 import sys
 
@@ -91,7 +96,18 @@ def kroon_fen(variant, fen):
             out.append((f, king))
         return ",".join(("K" if k else "") + str(f) for f, k in sorted(out))
 
-    return f"{turn}:W{conv(white)}:B{conv(black)}"
+    return english_names(variant, f"{turn}:W{conv(white)}:B{conv(black)}")
+
+
+def english_names(variant, fen):
+    """A FEN in Kroon's fields as English players write it: the first mover (Kroon's White, at the
+    bottom) is Black on 1-12, so colours swap and square f is 33 - f. Other variants: unchanged."""
+    if variant != "english":
+        return fen
+    turn, white, black = fen.split(":")
+    turned = lambda lst: ",".join(("K" if x.startswith("K") else "") + str(33 - int(x.lstrip("K")))
+                                  for x in lst[1:].split(",") if x)
+    return f"{'B' if turn == 'W' else 'W'}:W{turned(black)}:B{turned(white)}"
 
 
 def pydraughts_fen(variant, turn, white, black):
@@ -212,19 +228,23 @@ def from_placements(variant, count, rng):
         case = expected(variant, pyname, pydraughts_fen(variant, turn, white, black))
         if case is None:
             continue
-        case.fen = kroon
+        case.fen = english_names(variant, kroon)
         cases.append(case)
     return cases
 
 
 # --- comparison --------------------------------------------------------------------------------
 
-def kroon_move(text):
-    if "x" in text:
-        f = [int(x) for x in text.split("x")]
+def kroon_move(variant, text):
+    """A move as `kroon moves` writes it (`32-28`, `28x19x23`; `c3-d4`, `c3:e5:d4` in Russian and
+    Brazilian; English squares turned round) as (from, to, captured fields) in Kroon's fields."""
+    capture = "x" in text or ":" in text
+    f = [field_of_algebraic(x) if x[0].isalpha() else int(x) for x in re.split("[x:-]", text)]
+    if variant == "english":
+        f = [33 - x for x in f]
+    if capture:
         return (f[0], f[1], tuple(sorted(f[2:])))
-    a, b = text.split("-")
-    return (int(a), int(b), ())
+    return (f[0], f[1], ())
 
 
 def compare(kroon, variant, cases):
@@ -237,7 +257,7 @@ def compare(kroon, variant, cases):
     bad = precedence = float_order = 0
     captures = kings = 0
     for case, line in zip(cases, out):
-        listed = [kroon_move(t) for t in line.split()] if not line.startswith("error") else [line]
+        listed = [kroon_move(variant, t) for t in line.split()] if not line.startswith("error") else [line]
         got = set(listed)
         captures += any(k[2] for k in case.want)
         kings += "K" in case.fen

@@ -1,26 +1,32 @@
-//! `kroon show`: a board diagram with field numbers, White at the bottom.
+//! `kroon show`: a board diagram with the square names beside it, as the variant's players see
+//! the board (White at the bottom; in English the first mover, Black, at the top).
 
-use kroon_rules::{write_fen, Colour, Position};
+use kroon_rules::{parse_square, side_called, side_name, square_name, write_fen, Colour, Position};
 
 /// The diagram: pieces on the left (`w`/`b` men, `W`/`B` kings, `.` empty playable square),
-/// field numbers on the right.
+/// square names on the right.
 pub fn diagram(pos: &Position) -> String {
-    let g = pos.variant().geometry();
+    let v = pos.variant();
+    let g = v.geometry();
     let n = usize::from(g.columns);
     let mut out = String::new();
     for r in 0..n {
         let mut pieces = String::new();
-        let mut numbers = String::new();
+        let mut names = String::new();
         for c in 0..n {
             if (r + c) % 2 == 0 {
                 pieces.push_str("  ");
-                numbers.push_str("   ");
+                names.push_str("   ");
                 continue;
             }
-            let field = (r * n / 2 + c / 2 + 1) as u32;
-            let ch = match g.square(field).and_then(|sq| pos.piece_at(sq)) {
+            // Playable squares are numbered from the top left in every variant's own names.
+            let number = (r * n / 2 + c / 2 + 1).to_string();
+            let Some(sq) = parse_square(v, &number) else {
+                continue;
+            };
+            let ch = match pos.piece_at(sq) {
                 None => '.',
-                Some(p) => match (p.colour, p.king) {
+                Some(p) => match (side_called(v, p.colour), p.king) {
                     (Colour::White, false) => 'w',
                     (Colour::White, true) => 'W',
                     (Colour::Black, false) => 'b',
@@ -29,18 +35,14 @@ pub fn diagram(pos: &Position) -> String {
             };
             pieces.push(' ');
             pieces.push(ch);
-            numbers.push_str(&format!("{field:>3}"));
+            names.push_str(&format!("{:>3}", square_name(v, sq)));
         }
-        out.push_str(&format!("{pieces}    {numbers}\n"));
+        out.push_str(&format!("{pieces}    {names}\n"));
     }
-    let side = if pos.turn() == Colour::White {
-        "White"
-    } else {
-        "Black"
-    };
     out.push_str(&format!(
-        "{side} to move   {}   {}\n",
-        pos.variant(),
+        "{} to move   {}   {}\n",
+        side_name(v, pos.turn()),
+        v,
         write_fen(pos)
     ));
     out

@@ -2,7 +2,9 @@
 //! and the DXP board string (one char per field, `w`/`z` men, `W`/`Z` kings, `e` empty).
 
 use crate::bitboard::Bitboard;
+use crate::naming::{parse_square, range_index, side_called, square_name, Numbering};
 use crate::position::{Colour, Position};
+use crate::square::Square;
 use crate::variant::Variant;
 
 /// Why a position text was refused.
@@ -17,18 +19,18 @@ pub enum FenError {
     /// A piece list does not start with `W` or `B`.
     #[error("piece list must start with W or B, found `{0}`")]
     BadColour(String),
-    /// A field is not a number.
-    #[error("bad field `{0}`")]
+    /// A square that is not written as a square (or a range that runs backwards).
+    #[error("bad square `{0}`")]
     BadField(String),
-    /// A field number the board does not have.
-    #[error("field {0} is not on the board (1-{1})")]
-    FieldOutOfRange(u32, u8),
-    /// Two pieces on one field.
-    #[error("field {0} is given twice")]
-    Occupied(u32),
+    /// A square the board does not have: a field number out of range, or a light square.
+    #[error("no square `{0}` on this board")]
+    NoSuchSquare(String),
+    /// Two pieces on one square.
+    #[error("square {0} is given twice")]
+    Occupied(String),
     /// A man standing on the row where it would have been crowned.
-    #[error("a man on field {0} should have been crowned")]
-    ManOnLastRow(u32),
+    #[error("a man on square {0} should have been crowned")]
+    ManOnLastRow(String),
     /// The Hub or DXP string has the wrong number of squares.
     #[error("expected {expected} squares, found {found}")]
     WrongLength {
@@ -60,13 +62,9 @@ impl Setup {
         }
     }
 
-    fn put(&mut self, field: u32, colour: Colour, king: bool) -> Result<(), FenError> {
-        let g = self.variant.geometry();
-        let sq = g
-            .square(field)
-            .ok_or(FenError::FieldOutOfRange(field, g.fields))?;
+    fn put(&mut self, sq: Square, colour: Colour, king: bool) -> Result<(), FenError> {
         if (self.white | self.black).has(sq) {
-            return Err(FenError::Occupied(field));
+            return Err(FenError::Occupied(square_name(self.variant, sq)));
         }
         match colour {
             Colour::White => self.white = self.white.with(sq),
@@ -83,7 +81,7 @@ impl Setup {
         let bad =
             (self.white & !self.kings & g.top_row) | (self.black & !self.kings & g.bottom_row);
         if let Some(sq) = bad.first() {
-            return Err(FenError::ManOnLastRow(u32::from(g.field(sq))));
+            return Err(FenError::ManOnLastRow(square_name(self.variant, sq)));
         }
         Ok(Position::from_parts(
             self.variant,
@@ -103,16 +101,42 @@ fn parse_turn(s: &str) -> Result<Colour, FenError> {
     }
 }
 
-fn parse_number(s: &str) -> Result<u32, FenError> {
+/// One square of a piece list: a field number, or an algebraic name where the variant uses them.
+fn parse_one(s: &str, variant: Variant) -> Result<Square, FenError> {
     let t = s.trim();
-    if t.is_empty() || t.len() > 3 || !t.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(FenError::BadField(s.to_owned()));
+    if let Some(sq) = parse_square(variant, t) {
+        return Ok(sq);
     }
-    t.parse().map_err(|_| FenError::BadField(s.to_owned()))
+    let digits = t
+        .strip_prefix(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(t);
+    if !digits.is_empty() && digits.len() <= 3 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        Err(FenError::NoSuchSquare(t.to_owned()))
+    } else {
+        Err(FenError::BadField(t.to_owned()))
+    }
+}
+
+/// The squares of a range `a-b`, both ends included, in `naming::range_index` order.
+fn parse_range(item: &str, a: &str, b: &str, variant: Variant) -> Result<Vec<Square>, FenError> {
+    let (a, b) = (parse_one(a, variant)?, parse_one(b, variant)?);
+    let algebraic = item.trim().starts_with(|c: char| c.is_ascii_alphabetic());
+    let index = |sq| range_index(variant, sq, algebraic);
+    if index(a) > index(b) {
+        return Err(FenError::BadField(item.to_owned()));
+    }
+    let g = variant.geometry();
+    let mut squares: Vec<Square> = (1..=u32::from(g.fields))
+        .filter_map(|f| g.square(f))
+        .filter(|&sq| (index(a)..=index(b)).contains(&index(sq)))
+        .collect();
+    squares.sort_unstable_by_key(|&sq| index(sq));
+    Ok(squares)
 }
 
 /// Reads a PDN FEN such as `W:W31-50:B1-20` or `B:WK4,28:B12,K45.`: kings marked `K`, ranges `a-b`,
-/// an optional `[FEN "…"]` wrapper, quotes, a trailing dot and whitespace.
+/// an optional `[FEN "…"]` wrapper, quotes, a trailing dot and whitespace. Russian and Brazilian
+/// positions may name squares algebraically (`W:Wa1,c3:Bh8`); field numbers are read everywhere.
 ///
 /// # Errors
 /// A `FenError` naming the first thing that is wrong.
@@ -126,15 +150,16 @@ pub fn parse_fen(text: &str, variant: Variant) -> Result<Position, FenError> {
         return Err(FenError::Empty);
     }
     let mut parts = t.split(':');
-    let turn = parse_turn(parts.next().unwrap_or_default())?;
+    let turn = side_called(variant, parse_turn(parts.next().unwrap_or_default())?);
     let mut setup = Setup::new(variant);
     for part in parts {
         let part = part.trim();
-        let (colour, list) = match part.chars().next() {
+        let (called, list) = match part.chars().next() {
             Some('W' | 'w') => (Colour::White, &part[1..]),
             Some('B' | 'b') => (Colour::Black, &part[1..]),
             _ => return Err(FenError::BadColour(part.to_owned())),
         };
+        let colour = side_called(variant, called);
         for item in list.split(',') {
             let item = item.trim();
             if item.is_empty() {
@@ -145,41 +170,41 @@ pub fn parse_fen(text: &str, variant: Variant) -> Result<Position, FenError> {
                 None => (false, item),
             };
             if let Some((a, b)) = body.split_once('-') {
-                let (a, b) = (parse_number(a)?, parse_number(b)?);
-                if a > b {
-                    return Err(FenError::BadField(item.to_owned()));
-                }
-                for f in a..=b {
-                    setup.put(f, colour, king)?;
+                for sq in parse_range(body, a, b, variant)? {
+                    setup.put(sq, colour, king)?;
                 }
             } else {
-                setup.put(parse_number(body)?, colour, king)?;
+                setup.put(parse_one(body, variant)?, colour, king)?;
             }
         }
     }
     setup.finish(turn)
 }
 
-/// Writes a PDN FEN: side to move, then White's and Black's pieces in field order, kings marked `K`.
+/// Writes a PDN FEN in the variant's names (see `naming`): side to move, then White's and Black's
+/// pieces, kings marked `K`, in number order, or with algebraic names in file-then-rank order
+/// (`W:Wa1,a3,b2,…`).
 #[must_use]
 pub fn write_fen(pos: &Position) -> String {
-    let g = pos.variant().geometry();
-    let mut s = String::from(if pos.turn() == Colour::White {
+    let v = pos.variant();
+    let mut s = String::from(if side_called(v, pos.turn()) == Colour::White {
         "W"
     } else {
         "B"
     });
-    for (c, letter) in [(Colour::White, ":W"), (Colour::Black, ":B")] {
+    for (called, letter) in [(Colour::White, ":W"), (Colour::Black, ":B")] {
         s.push_str(letter);
-        let mut fields: Vec<(u8, bool)> = pos
-            .pieces(c)
-            .squares()
-            .map(|sq| (g.field(sq), pos.kings().has(sq)))
-            .collect();
-        fields.sort_unstable();
-        let list: Vec<String> = fields
+        let mut squares: Vec<Square> = pos.pieces(side_called(v, called)).squares().collect();
+        match v.numbering() {
+            Numbering::Fields => squares.sort_unstable_by_key(|&sq| range_index(v, sq, false)),
+            Numbering::Algebraic => squares.sort_by_cached_key(|&sq| square_name(v, sq)),
+        }
+        let list: Vec<String> = squares
             .iter()
-            .map(|&(f, k)| if k { format!("K{f}") } else { f.to_string() })
+            .map(|&sq| {
+                let k = if pos.kings().has(sq) { "K" } else { "" };
+                format!("{k}{}", square_name(v, sq))
+            })
             .collect();
         s.push_str(&list.join(","));
     }
@@ -248,8 +273,8 @@ fn read_squares(
         });
     }
     let mut setup = Setup::new(variant);
-    for (i, c) in text.chars().enumerate() {
-        let field = i as u32 + 1;
+    let squares = (1..=u32::from(g.fields)).filter_map(|f| g.square(f));
+    for (field, c) in squares.zip(text.chars()) {
         match c {
             'e' | 'E' | '.' => {}
             c if c == set[0] => setup.put(field, Colour::White, false)?,
@@ -312,11 +337,21 @@ mod tests {
         );
         assert_eq!(
             parse_fen("W:W51", v),
-            Err(FenError::FieldOutOfRange(51, 50))
+            Err(FenError::NoSuchSquare("51".into()))
         );
-        assert_eq!(parse_fen("W:W31:B31", v), Err(FenError::Occupied(31)));
+        assert_eq!(
+            parse_fen("W:W31:B31", v),
+            Err(FenError::Occupied("31".into()))
+        );
         assert_eq!(parse_fen("W:W3x", v), Err(FenError::BadField("3x".into())));
-        assert_eq!(parse_fen("W:W3", v), Err(FenError::ManOnLastRow(3)));
+        assert_eq!(
+            parse_fen("W:Wc3", v),
+            Err(FenError::NoSuchSquare("c3".into()))
+        );
+        assert_eq!(
+            parse_fen("W:W3", v),
+            Err(FenError::ManOnLastRow("3".into()))
+        );
         assert_eq!(
             parse_fen("W:W40-31", v),
             Err(FenError::BadField("40-31".into()))
@@ -332,5 +367,41 @@ mod tests {
             parse_hub(&format!("W{}", "q".repeat(50)), v),
             Err(FenError::BadSquare('q'))
         );
+    }
+
+    #[test]
+    fn russian_and_brazilian_fens_name_squares_algebraically() {
+        for v in [Variant::Russian, Variant::Brazilian] {
+            let p = Position::initial(v);
+            assert_eq!(
+                write_fen(&p),
+                "W:Wa1,a3,b2,c1,c3,d2,e1,e3,f2,g1,g3,h2:Ba7,b6,b8,c7,d6,d8,e7,f6,f8,g7,h6,h8"
+            );
+            assert_eq!(parse_fen(&write_fen(&p), v).unwrap(), p);
+            assert_eq!(parse_fen("W:W21-32:B1-12", v).unwrap(), p);
+            // Ranges of algebraic squares run rank by rank from White's side, as pydraughts reads them.
+            assert_eq!(parse_fen("W:Wa1-g3:Bb6-h8", v).unwrap(), p);
+        }
+        let p = parse_fen("B:WKa1,c3:Bh8", Variant::Russian).unwrap();
+        assert_eq!(write_fen(&p), "B:WKa1,c3:Bh8");
+        assert_eq!(
+            parse_fen("W:Wa2", Variant::Russian),
+            Err(FenError::NoSuchSquare("a2".into()))
+        );
+        assert_eq!(
+            parse_fen("W:Wb8", Variant::Russian),
+            Err(FenError::ManOnLastRow("b8".into()))
+        );
+        // English: the dark side (Black, on 1-12) moves first; Kroon's first mover is its White.
+        let start = Position::initial(Variant::English);
+        assert_eq!(
+            write_fen(&start),
+            "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+        );
+        assert_eq!(
+            parse_fen("B:W21-32:B1-12", Variant::English).unwrap(),
+            start
+        );
+        assert_eq!(start.turn(), Colour::White);
     }
 }

@@ -1,8 +1,11 @@
 //! Move text: `32-28`, `28x19`, and the Hub long form `28x19x23` (from, to, then every captured field
-//! in any order). Reading checks the text against the legal moves of the position.
+//! in any order); `c3-d4` and `c3:e5` in the variants named algebraically. Reading checks the text
+//! against the legal moves of the position.
 
 use crate::mv::Move;
+use crate::naming::{parse_square, square_name, Numbering};
 use crate::position::Position;
+use crate::square::Square;
 use crate::variant::Variant;
 
 /// Why a move text was refused.
@@ -22,71 +25,102 @@ pub enum MoveError {
 /// Move text before it is checked against a position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MoveText {
-    /// Field numbers as written.
-    pub fields: Vec<u32>,
-    /// Written with `x`.
+    /// Squares as written.
+    pub squares: Vec<Square>,
+    /// Written with `x` or `:`.
     pub capture: bool,
 }
 
-impl std::str::FromStr for MoveText {
-    type Err = MoveError;
-    fn from_str(s: &str) -> Result<MoveText, MoveError> {
-        let t = s.trim();
-        let err = || MoveError::Syntax(s.to_owned());
+/// Whose square names a move text uses.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Names {
+    /// The variant's players' (see `naming`): `c3-d4` in Russian, English squares turned round.
+    Variant,
+    /// Kroon's own field numbers, as the Hub protocol has them in every variant.
+    Hub,
+}
+
+impl MoveText {
+    /// Reads `32-28`, `28x19x23`, `c3-d4` or `c3:e5` (algebraic in the variants that use it).
+    ///
+    /// # Errors
+    /// `Syntax` for text that is no move notation, `Illegal` when a square is well formed but not on
+    /// the board.
+    pub fn parse(text: &str, v: Variant, names: Names) -> Result<MoveText, MoveError> {
+        let t = text.trim();
+        let err = || MoveError::Syntax(t.to_owned());
         let capture = t.contains(['x', 'X', ':']);
         let quiet = t.contains('-');
         if capture == quiet {
             return Err(err());
         }
-        let mut fields = Vec::new();
-        for part in t.split(['x', 'X', ':', '-']) {
-            if part.is_empty() || part.len() > 2 || !part.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(err());
+        let mut squares = Vec::new();
+        let square = |part: &str| match names {
+            Names::Variant => parse_square(v, part),
+            Names::Hub => {
+                let digits = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+                let field = if digits { part.parse().ok() } else { None };
+                field.and_then(|f| v.geometry().square(f))
             }
-            fields.push(part.parse().map_err(|_| err())?);
+        };
+        for part in t.split(['x', 'X', ':', '-']) {
+            match square(part) {
+                Some(sq) => squares.push(sq),
+                None if looks_like_square(part) => return Err(MoveError::Illegal(t.to_owned())),
+                None => return Err(err()),
+            }
         }
-        if fields.len() < 2 || (quiet && fields.len() != 2) {
+        if squares.len() < 2 || (quiet && squares.len() != 2) {
             return Err(err());
         }
-        Ok(MoveText { fields, capture })
+        Ok(MoveText { squares, capture })
     }
-}
 
-impl MoveText {
-    /// Hub reading: from, to, then captured fields (a subset of the move's captures).
-    fn matches_hub(&self, mv: &Move, v: Variant) -> bool {
-        let g = v.geometry();
-        let field = |sq| u32::from(g.field(sq));
-        if self.capture != mv.is_capture()
-            || field(mv.from) != self.fields[0]
-            || field(mv.to) != self.fields[1]
-        {
-            return false;
-        }
-        self.fields[2..]
-            .iter()
-            .all(|&f| g.square(f).is_some_and(|sq| mv.captured.has(sq)))
+    /// Hub reading: from, to, then captured squares (a subset of the move's captures).
+    fn matches_hub(&self, mv: &Move) -> bool {
+        self.capture == mv.is_capture()
+            && mv.from == self.squares[0]
+            && mv.to == self.squares[1]
+            && self.squares[2..].iter().all(|&sq| mv.captured.has(sq))
     }
 
     /// PDN path reading: from, landing squares, to; only the ends are checked.
-    fn matches_path(&self, mv: &Move, v: Variant) -> bool {
-        let g = v.geometry();
-        let last = *self.fields.last().unwrap_or(&0);
+    fn matches_path(&self, mv: &Move) -> bool {
         self.capture
             && mv.is_capture()
-            && u32::from(g.field(mv.from)) == self.fields[0]
-            && u32::from(g.field(mv.to)) == last
+            && mv.from == self.squares[0]
+            && self.squares.last() == Some(&mv.to)
     }
 }
 
-/// Reads a move in `pos`: Hub long form first, then (for longer captures) a PDN path.
+/// A field number or a letter and a rank: a square name, whether or not the board has it.
+fn looks_like_square(part: &str) -> bool {
+    let digits = part
+        .strip_prefix(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(part);
+    (1..=2).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Reads a move in `pos` in the variant's names: from, to and captured squares first, then (for
+/// longer captures) a PDN path.
 ///
 /// # Errors
 /// `Syntax` for text that is no move, `Illegal` when no legal move matches, `Ambiguous` when several do.
 pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveError> {
-    let want: MoveText = text.parse()?;
+    read(pos, text, Names::Variant)
+}
+
+/// Reads a move in `pos` as the Hub protocol writes it: Kroon's field numbers in every variant.
+///
+/// # Errors
+/// As `parse_move`.
+pub fn parse_hub_move(pos: &Position, text: &str) -> Result<Move, MoveError> {
+    read(pos, text, Names::Hub)
+}
+
+fn read(pos: &Position, text: &str, names: Names) -> Result<Move, MoveError> {
+    let want = MoveText::parse(text, pos.variant(), names)?;
     let legal = pos.legal_moves();
-    let v = pos.variant();
     let pick = |pred: &dyn Fn(&Move) -> bool| {
         let mut hits = legal.iter().filter(|m| pred(m));
         match (hits.next(), hits.next()) {
@@ -95,15 +129,41 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveError> {
             (Some(_), Some(_)) => Err(MoveError::Ambiguous(text.trim().to_owned())),
         }
     };
-    match pick(&|m| want.matches_hub(m, v)) {
-        Err(MoveError::Illegal(_)) if want.fields.len() > 2 => pick(&|m| want.matches_path(m, v)),
+    match pick(&|m| want.matches_hub(m)) {
+        Err(MoveError::Illegal(_)) if want.squares.len() > 2 => pick(&|m| want.matches_path(m)),
         other => other,
     }
 }
 
-/// The long form: `32-28`, or `28x19x23` with every captured field in field order.
+/// Quiet and capture separators: `-` and `x`, or `-` and `:` with algebraic names.
+fn separator(mv: &Move, v: Variant) -> char {
+    match (mv.is_capture(), v.numbering()) {
+        (false, _) => '-',
+        (true, Numbering::Fields) => 'x',
+        (true, Numbering::Algebraic) => ':',
+    }
+}
+
+/// The long form in the variant's notation: `32-28`, or `28x19x23` with every captured square after
+/// from and to, in field order (`c3:g7:d4:f6` with algebraic names, captures in name order).
 #[must_use]
 pub fn long(mv: &Move, v: Variant) -> String {
+    let mut caps: Vec<Square> = mv.captured.squares().collect();
+    match v.numbering() {
+        Numbering::Fields => caps.sort_unstable_by_key(|&sq| v.geometry().field(sq)),
+        Numbering::Algebraic => caps.sort_by_cached_key(|&sq| square_name(v, sq)),
+    }
+    std::iter::once(mv.from)
+        .chain(std::iter::once(mv.to))
+        .chain(caps)
+        .map(|sq| square_name(v, sq))
+        .collect::<Vec<_>>()
+        .join(&separator(mv, v).to_string())
+}
+
+/// The Hub form: the long form in field numbers whatever the variant, as the Hub protocol has it.
+#[must_use]
+pub fn hub(mv: &Move, v: Variant) -> String {
     let g = v.geometry();
     if !mv.is_capture() {
         return format!("{}-{}", g.field(mv.from), g.field(mv.to));
@@ -118,12 +178,15 @@ pub fn long(mv: &Move, v: Variant) -> String {
     s
 }
 
-/// The short form: `32-28` or `28x19`.
+/// The short form: `32-28` or `28x19` (`c3-d4`, `c3:e5`).
 #[must_use]
 pub fn short(mv: &Move, v: Variant) -> String {
-    let g = v.geometry();
-    let sep = if mv.is_capture() { 'x' } else { '-' };
-    format!("{}{sep}{}", g.field(mv.from), g.field(mv.to))
+    format!(
+        "{}{}{}",
+        square_name(v, mv.from),
+        separator(mv, v),
+        square_name(v, mv.to)
+    )
 }
 
 /// The short form unless another legal move has the same from and to; then the long form.
@@ -202,5 +265,68 @@ mod tests {
             assert_eq!(parse_move(&p, &text).unwrap(), *m, "{text}");
             assert_eq!(parse_move(&p, &long(m, p.variant())).unwrap(), *m);
         }
+    }
+
+    #[test]
+    fn russian_moves_are_algebraic_and_hub_keeps_field_numbers() {
+        let p = Position::initial(Variant::Russian);
+        let mut moves: Vec<String> = p
+            .legal_moves()
+            .iter()
+            .map(|m| short(m, p.variant()))
+            .collect();
+        moves.sort();
+        assert_eq!(
+            moves,
+            ["a3-b4", "c3-b4", "c3-d4", "e3-d4", "e3-f4", "g3-f4", "g3-h4"]
+        );
+        let mv = parse_move(&p, "c3-d4").unwrap();
+        assert_eq!(parse_move(&p, "C3-D4").unwrap(), mv);
+        assert_eq!(parse_move(&p, "22-18").unwrap(), mv);
+        assert_eq!(hub(&mv, p.variant()), "22-18");
+        assert_eq!(
+            parse_move(&p, "c3-c4"),
+            Err(MoveError::Illegal("c3-c4".into()))
+        );
+        assert_eq!(
+            parse_move(&p, "c3-z4"),
+            Err(MoveError::Illegal("c3-z4".into()))
+        );
+        // A double capture, read in every form: short, long (captured squares), path, Hub.
+        let p = parse_fen("W:Wc3:Bd4,f6", Variant::Russian).unwrap();
+        let mv = parse_move(&p, "c3:g7").unwrap();
+        assert_eq!(short(&mv, p.variant()), "c3:g7");
+        assert_eq!(long(&mv, p.variant()), "c3:g7:d4:f6");
+        assert_eq!(parse_move(&p, "c3:e5:g7").unwrap(), mv);
+        assert_eq!(parse_move(&p, "c3xg7").unwrap(), mv);
+        assert_eq!(parse_hub_move(&p, &hub(&mv, p.variant())).unwrap(), mv);
+        assert_eq!(hub(&mv, p.variant()), "22x8x11x18");
+    }
+
+    #[test]
+    fn english_squares_are_turned_round_except_in_the_hub() {
+        // The dark side, on 1-12, moves first: 11-15 is its classic first move; Hub says 22-18.
+        let p = Position::initial(Variant::English);
+        let mut moves: Vec<String> = p
+            .legal_moves()
+            .iter()
+            .map(|m| short(m, p.variant()))
+            .collect();
+        moves.sort();
+        assert_eq!(
+            moves,
+            ["10-14", "10-15", "11-15", "11-16", "12-16", "9-13", "9-14"]
+        );
+        let mv = parse_move(&p, "11-15").unwrap();
+        assert_eq!(hub(&mv, p.variant()), "22-18");
+        assert_eq!(parse_hub_move(&p, "22-18").unwrap(), mv);
+        assert_eq!(
+            parse_move(&p, "22-18"),
+            Err(MoveError::Illegal("22-18".into()))
+        );
+        assert_eq!(
+            parse_hub_move(&p, "c3-d4"),
+            Err(MoveError::Illegal("c3-d4".into()))
+        );
     }
 }

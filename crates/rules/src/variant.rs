@@ -179,6 +179,16 @@ impl Variant {
         }
     }
 
+    /// How the variant's players name squares: a1–h8 in Russian and Brazilian, field numbers
+    /// elsewhere.
+    #[must_use]
+    pub fn numbering(self) -> crate::naming::Numbering {
+        match self {
+            Variant::Russian | Variant::Brazilian => crate::naming::Numbering::Algebraic,
+            _ => crate::naming::Numbering::Fields,
+        }
+    }
+
     /// The variant's name as Hub (Scan) spells it.
     #[must_use]
     pub fn hub_name(self) -> &'static str {

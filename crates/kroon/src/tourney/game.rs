@@ -5,7 +5,7 @@
 use super::openings::Opening;
 use super::player::{EndForEngine, FailKind, Failure, Player, Turn};
 use super::spec::TimeControl;
-use kroon_rules::{parse_move, Colour, DrawReason, Game, Move, Outcome};
+use kroon_rules::{parse_hub_move, side_name, Colour, DrawReason, Game, Move, Outcome};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -222,14 +222,14 @@ fn by_rules(outcome: Outcome, pos: &kroon_rules::Position) -> (GameResult, Termi
         Outcome::Win(c) => {
             // No move loses (wins, in losing draughts); otherwise a breakthrough king won.
             let why = if pos.legal_moves().is_empty() {
-                format!("{} has no move", colour_name(pos.turn()))
+                format!("{} has no move", side_name(pos.variant(), pos.turn()))
             } else {
-                format!("{} made a king", colour_name(c))
+                format!("{} made a king", side_name(pos.variant(), c))
             };
             (
                 GameResult::win_for(c),
                 Termination::Rules,
-                format!("{} wins: {why}", colour_name(c)),
+                format!("{} wins: {why}", side_name(pos.variant(), c)),
             )
         }
         Outcome::Draw(reason) => {
@@ -427,7 +427,7 @@ fn run<'p>(
                 };
             }
         }
-        let mv = match parse_move(&before, &reply.text) {
+        let mv = match parse_hub_move(&before, &reply.text) {
             Ok(mv) => mv,
             Err(e) => {
                 players[i].mark_broken();
@@ -443,7 +443,7 @@ fn run<'p>(
                 };
             }
         };
-        game.play(&mv).expect("parse_move gives legal moves");
+        game.play(&mv).expect("parse_hub_move gives legal moves");
         if let TimeControl::Clock { inc, .. } = s.tc {
             clock[i] = (clock[i] + inc).saturating_sub(reply.elapsed);
         }

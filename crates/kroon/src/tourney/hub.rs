@@ -272,7 +272,7 @@ impl Player for HubEngine {
             moves: turn
                 .moves
                 .iter()
-                .map(|mv| notation::long(mv, variant))
+                .map(|mv| notation::hub(mv, variant))
                 .collect(),
         })?;
         self.send(&HubCommand::Level(turn.level.clone()))?;

@@ -3,7 +3,7 @@
 
 use super::game::{MoveNote, Played};
 use super::openings::Opening;
-use kroon_rules::{notation, write_fen, Colour, Position, Variant};
+use kroon_rules::{notation, side_called, write_fen, Colour, Position, Variant};
 use std::fmt::Write as _;
 
 /// What the PDN header needs besides the game.
@@ -61,9 +61,21 @@ pub fn write(h: &Header<'_>, opening: &Opening, game: &Played) -> String {
     tag(&mut out, "Event", h.event);
     tag(&mut out, "Date", h.date);
     tag(&mut out, "Round", &h.round.to_string());
-    tag(&mut out, "White", h.white);
-    tag(&mut out, "Black", h.black);
-    tag(&mut out, "Result", game.result.pdn());
+    // Tags name the sides as the variant's players do: in English the first mover is Black.
+    let turned = side_called(variant, Colour::White) == Colour::Black;
+    let result = match (turned, game.result.pdn()) {
+        (true, "1-0") => "0-1",
+        (true, "0-1") => "1-0",
+        (_, r) => r,
+    };
+    let (white, black) = if turned {
+        (h.black, h.white)
+    } else {
+        (h.white, h.black)
+    };
+    tag(&mut out, "White", white);
+    tag(&mut out, "Black", black);
+    tag(&mut out, "Result", result);
     match game_type(variant) {
         Some(t) => tag(&mut out, "GameType", &t.to_string()),
         None => tag(&mut out, "Variant", variant.hub_name()),
@@ -100,7 +112,7 @@ pub fn write(h: &Header<'_>, opening: &Opening, game: &Played) -> String {
         pos = pos.play(mv);
     }
     units.push(comment(&game.reason));
-    units.push(game.result.pdn().to_owned());
+    units.push(result.to_owned());
     let mut line = String::new();
     for u in units {
         if !line.is_empty() && line.len() + 1 + u.len() > 80 {

@@ -32,7 +32,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use kroon_rules::{notation, parse_fen, parse_hub, parse_move, Game, Move, Position, Variant};
+use kroon_rules::{notation, parse_fen, parse_hub, parse_hub_move, Game, Move, Position, Variant};
 use kroon_search::{score, Engine, Event, Limits, SearchRequest, SearchResult};
 
 use super::codec::{parse, GoMode, HubCommand, HubError, HubReply, Info, Level, ParamKind};
@@ -498,7 +498,7 @@ fn read_game(text: &str, moves: &[String], variant: Variant) -> Result<Game, Str
     let start = parsed.map_err(|e| format!("bad position '{}': {e}", clip(text)))?;
     let mut game = Game::new(start);
     for (i, text) in moves.iter().enumerate() {
-        let mv = parse_move(game.position(), text)
+        let mv = parse_hub_move(game.position(), text)
             .map_err(|e| format!("move {} in 'moves': {e}", i + 1))?;
         game.play(&mv)
             .map_err(|e| format!("move {} in 'moves': {e}", i + 1))?;
@@ -532,7 +532,7 @@ pub fn limits(level: &Level) -> Limits {
 
 fn pv_text(pv: &[Move], variant: Variant) -> String {
     pv.iter()
-        .map(|mv| notation::long(mv, variant))
+        .map(|mv| notation::hub(mv, variant))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -580,8 +580,8 @@ fn done(result: &SearchResult, root: &Position) -> HubReply {
         .filter(|p| best.is_some() && root.play(&mv).legal_moves().contains(p));
     let variant = root.variant();
     HubReply::Done {
-        mv: Some(notation::long(&mv, variant)),
-        ponder: ponder.map(|p| notation::long(&p, variant)),
+        mv: Some(notation::hub(&mv, variant)),
+        ponder: ponder.map(|p| notation::hub(&p, variant)),
     }
 }
 
@@ -817,7 +817,7 @@ mod tests {
         let lines = until(&rx, "done");
         let mv = done_move(lines.last().unwrap()).unwrap();
         let pos = parse_fen("B:W28:B23,1", Variant::International).unwrap();
-        assert!(parse_move(&pos, &mv).is_ok(), "{mv}");
+        assert!(parse_hub_move(&pos, &mv).is_ok(), "{mv}");
     }
 
     #[test]
