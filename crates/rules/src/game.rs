@@ -1,4 +1,5 @@
-//! A game: the moves played from a start position, and the FMJD draw rules (article 6) and results.
+//! A game: the moves played from a start position, the draw rules (FMJD article 6; Frisian's; the
+//! Russian rules 7.2, which Brazilian shares; English's 40 moves) and results.
 
 use crate::mv::Move;
 use crate::position::{Colour, IllegalMove, Position};
@@ -9,12 +10,36 @@ use crate::variant::Variant;
 pub enum DrawReason {
     /// The same position with the same side to move for the third time (FMJD 6.1).
     Repetition,
-    /// 25 moves each with only kings moved and nothing captured (FMJD 6.2).
-    TwentyFiveMoves,
-    /// 16 moves each in three pieces (at least one king) against a lone king (FMJD 6.3).
-    SixteenMoves,
-    /// 5 moves each in two pieces or one king against a lone king (FMJD 6.4).
-    FiveMoves,
+    /// Only kings moved and nothing was captured for the variant's count: 25 moves each (FMJD 6.2),
+    /// 15 moves in Russian and Brazilian (7.2.5), 40 moves in English.
+    KingMoves,
+    /// An endgame rule's count ran out.
+    Endgame(EndgameRule),
+}
+
+impl DrawReason {
+    /// A short name, for result files and PDN `Termination` tags.
+    #[must_use]
+    pub fn tag(self) -> &'static str {
+        match self {
+            DrawReason::Repetition => "repetition",
+            DrawReason::KingMoves => "king-move rule",
+            DrawReason::Endgame(rule) => rule.tag(),
+        }
+    }
+
+    /// The rule in words, with the variant's counts.
+    #[must_use]
+    pub fn describe(self, variant: Variant) -> String {
+        match self {
+            DrawReason::Repetition => "third repetition".to_owned(),
+            DrawReason::KingMoves => format!(
+                "{} king moves each without capture or man move",
+                quiet_limit(variant) / 2
+            ),
+            DrawReason::Endgame(rule) => rule.describe().to_owned(),
+        }
+    }
 }
 
 /// How a game ended.
@@ -26,13 +51,32 @@ pub enum Outcome {
     Draw(DrawReason),
 }
 
-/// The endgame draw rules: which one a position falls under.
+/// The endgame draw rules: which one a position falls under. The count of a rule runs while the
+/// position stays under that same rule and nothing is captured.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum EndgameRule {
-    /// 3 kings, 2 kings + 1 man, or 1 king + 2 men against a lone king: draw after 16 moves each.
+    /// FMJD 6.3: 3 kings, 2 kings + 1 man, or 1 king + 2 men against a lone king: 16 moves each.
     Sixteen,
-    /// 2 kings, 1 king + 1 man, or 1 king against a lone king: draw after 5 moves each.
+    /// FMJD 6.4 (and Russian 7.2.8): 2 kings, 1 king + 1 man, or 1 king against a lone king:
+    /// 5 moves each.
     Five,
+    /// Frisian: 2 kings against 1 king: 7 moves each.
+    TwoKingsAgainstOne,
+    /// Frisian: 1 king against 1 king: 2 moves each.
+    KingAgainstKing,
+    /// Russian 7.2.4: 3 or more kings against a lone king: 15 moves.
+    ThreeKings,
+    /// Russian 7.2.7: three pieces with a king against a lone king holding the main road (the long
+    /// diagonal a1-h8) alone: 5 moves.
+    MainRoad,
+    /// Russian 7.2.6: both sides have kings and the balance of men and kings (per side) stays as it
+    /// is: 30 moves with 4 or 5 pieces on the board, 60 moves with 6 or 7.
+    Balance {
+        /// Men of White and Black.
+        men: [u8; 2],
+        /// Kings of White and Black.
+        kings: [u8; 2],
+    },
 }
 
 impl EndgameRule {
@@ -41,7 +85,57 @@ impl EndgameRule {
     pub const fn plies(self) -> u32 {
         match self {
             EndgameRule::Sixteen => 32,
-            EndgameRule::Five => 10,
+            EndgameRule::Five | EndgameRule::MainRoad => 10,
+            EndgameRule::TwoKingsAgainstOne => 14,
+            EndgameRule::KingAgainstKing => 4,
+            EndgameRule::ThreeKings => 30,
+            EndgameRule::Balance { men, kings } => {
+                if men[0] + men[1] + kings[0] + kings[1] <= 5 {
+                    60
+                } else {
+                    120
+                }
+            }
+        }
+    }
+
+    /// A short name.
+    #[must_use]
+    pub const fn tag(self) -> &'static str {
+        match self {
+            EndgameRule::Sixteen => "16-move rule",
+            EndgameRule::Five => "5-move rule",
+            EndgameRule::TwoKingsAgainstOne => "7-move rule",
+            EndgameRule::KingAgainstKing => "2-move rule",
+            EndgameRule::ThreeKings => "15-move rule",
+            EndgameRule::MainRoad => "main-road rule",
+            EndgameRule::Balance { .. } => {
+                if self.plies() == 60 {
+                    "30-move rule"
+                } else {
+                    "60-move rule"
+                }
+            }
+        }
+    }
+
+    /// The rule in words.
+    #[must_use]
+    pub const fn describe(self) -> &'static str {
+        match self {
+            EndgameRule::Sixteen => "16-move endgame rule",
+            EndgameRule::Five => "5-move endgame rule",
+            EndgameRule::TwoKingsAgainstOne => "7 moves each in 2 kings against 1",
+            EndgameRule::KingAgainstKing => "2 moves each in king against king",
+            EndgameRule::ThreeKings => "15 moves in 3 kings or more against 1",
+            EndgameRule::MainRoad => "5 moves against a lone king on the main road",
+            EndgameRule::Balance { .. } => {
+                if self.plies() == 60 {
+                    "30 moves in a 4- or 5-piece ending with the balance unchanged"
+                } else {
+                    "60 moves in a 6- or 7-piece ending with the balance unchanged"
+                }
+            }
         }
     }
 }
@@ -52,38 +146,112 @@ pub const KING_MOVE_PLIES: u32 = 50;
 /// Plies without a capture or a man move after which an English game is drawn (the 40-move rule).
 pub const ENGLISH_QUIET_PLIES: u32 = 80;
 
-/// Plies of king-only moves without capture that draw a game of `variant`.
+/// Plies of king-only moves without capture in Russian and Brazilian (7.2.5: 15 moves).
+pub const RUSSIAN_QUIET_PLIES: u32 = 30;
+
+/// Plies of king-only moves without capture that draw a game of `variant`; `u32::MAX` where there
+/// is no such rule (Frisian, whose kings are limited otherwise).
 #[must_use]
 pub const fn quiet_limit(variant: Variant) -> u32 {
     match variant {
         Variant::English => ENGLISH_QUIET_PLIES,
+        Variant::Russian | Variant::Brazilian => RUSSIAN_QUIET_PLIES,
+        Variant::Frisian => u32::MAX,
         _ => KING_MOVE_PLIES,
     }
 }
 
-/// The endgame rule a position falls under, if any: one side has a lone king and the other has
-/// at least one king among at most three pieces.
+/// The squares of the 8x8 main road, a1-h8, in fields.
+const MAIN_ROAD: [u32; 8] = [4, 8, 11, 15, 18, 22, 25, 29];
+
+/// The endgame rule a position falls under, if any.
 #[must_use]
 pub fn endgame_rule(pos: &Position) -> Option<EndgameRule> {
-    if pos.variant() == Variant::English {
-        return None;
+    match pos.variant() {
+        Variant::English => None,
+        Variant::Frisian => frisian_rule(pos),
+        Variant::Russian | Variant::Brazilian => russian_rule(pos),
+        _ => fmjd_rule(pos),
     }
+}
+
+/// The side with a lone king, if one has, and the other side's kings and men.
+fn lone_king(pos: &Position) -> Option<(Colour, u32, u32)> {
     let kings = pos.kings();
-    for side in [Colour::White, Colour::Black] {
-        let strong = pos.pieces(side);
-        let weak = pos.pieces(!side);
-        if weak.count() != 1 || (weak & kings).is_empty() {
-            continue;
+    [Colour::White, Colour::Black].into_iter().find_map(|weak| {
+        let mine = pos.pieces(weak);
+        if mine.count() != 1 || (mine & kings).is_empty() {
+            return None;
         }
+        let strong = pos.pieces(!weak);
         let k = (strong & kings).count();
-        let m = strong.count() - k;
-        return match (k, m) {
-            (3, 0) | (2, 1) | (1, 2) => Some(EndgameRule::Sixteen),
-            (2, 0) | (1, 1) | (1, 0) => Some(EndgameRule::Five),
+        Some((weak, k, strong.count() - k))
+    })
+}
+
+fn fmjd_rule(pos: &Position) -> Option<EndgameRule> {
+    match lone_king(pos)? {
+        (_, 3, 0) | (_, 2, 1) | (_, 1, 2) => Some(EndgameRule::Sixteen),
+        (_, 2, 0) | (_, 1, 1) | (_, 1, 0) => Some(EndgameRule::Five),
+        _ => None,
+    }
+}
+
+fn frisian_rule(pos: &Position) -> Option<EndgameRule> {
+    match lone_king(pos)? {
+        (_, 2, 0) => Some(EndgameRule::TwoKingsAgainstOne),
+        (_, 1, 0) => Some(EndgameRule::KingAgainstKing),
+        _ => None,
+    }
+}
+
+fn russian_rule(pos: &Position) -> Option<EndgameRule> {
+    let g = pos.variant().geometry();
+    if let Some((weak, k, m)) = lone_king(pos) {
+        let road = MAIN_ROAD
+            .iter()
+            .filter_map(|&f| g.square(f))
+            .fold(crate::Bitboard::EMPTY, |b, sq| b.with(sq));
+        let alone_on_road =
+            (pos.pieces(weak) & road).any() && (pos.pieces(!weak) & road).is_empty();
+        let rule = match (k, m) {
+            (k, m) if k >= 1 && k + m == 3 && alone_on_road => Some(EndgameRule::MainRoad),
+            (k, 0) if k >= 3 => Some(EndgameRule::ThreeKings),
+            (k, m) if k >= 1 && k + m <= 2 => Some(EndgameRule::Five),
             _ => None,
         };
+        if rule.is_some() {
+            return rule;
+        }
     }
-    None
+    let kings = pos.kings();
+    let count = |c: Colour| {
+        let k = (pos.pieces(c) & kings).count();
+        (k as u8, (pos.pieces(c).count() - k) as u8)
+    };
+    let (wk, wm) = count(Colour::White);
+    let (bk, bm) = count(Colour::Black);
+    let total = wk + wm + bk + bm;
+    (wk >= 1 && bk >= 1 && (4..=7).contains(&total)).then_some(EndgameRule::Balance {
+        men: [wm, bm],
+        kings: [wk, bk],
+    })
+}
+
+/// The endgame count after a move from a position under `before` to one under `after`: it goes on
+/// while the rule stays the same and nothing is captured, and starts again at 1 under a new rule.
+#[must_use]
+pub fn next_endgame_plies(
+    plies: u32,
+    before: Option<EndgameRule>,
+    after: Option<EndgameRule>,
+    capture: bool,
+) -> u32 {
+    match after {
+        None => 0,
+        Some(rule) if before == Some(rule) && !capture => plies + 1,
+        Some(_) => 1,
+    }
 }
 
 /// Whether a move keeps the 25-move count going: a king move that captures nothing.
@@ -177,11 +345,12 @@ impl Game {
         } else {
             0
         };
-        let ep = match (endgame_rule(&pos), endgame_rule(&next)) {
-            (Some(a), Some(b)) if a == b => self.endgame_plies() + 1,
-            (_, Some(_)) => 1,
-            _ => 0,
-        };
+        let ep = next_endgame_plies(
+            self.endgame_plies(),
+            endgame_rule(&pos),
+            endgame_rule(&next),
+            mv.is_capture(),
+        );
         self.positions.push(next);
         self.moves.push(*mv);
         self.king_plies.push(kp);
@@ -236,14 +405,11 @@ impl Game {
         }
         if let Some(rule) = endgame_rule(pos) {
             if self.endgame_plies() >= rule.plies() {
-                return Some(Outcome::Draw(match rule {
-                    EndgameRule::Sixteen => DrawReason::SixteenMoves,
-                    EndgameRule::Five => DrawReason::FiveMoves,
-                }));
+                return Some(Outcome::Draw(DrawReason::Endgame(rule)));
             }
         }
         if self.king_plies() >= quiet_limit(variant) {
-            return Some(Outcome::Draw(DrawReason::TwentyFiveMoves));
+            return Some(Outcome::Draw(DrawReason::KingMoves));
         }
         None
     }

@@ -154,10 +154,7 @@ fn art_6_2_twenty_five_king_moves() {
     let mut g = Game::new(parse_fen("W:WK47,K48:BK3,K4", Variant::International).unwrap());
     assert_eq!(walk_kings(&mut g, 60), 50);
     assert_eq!(g.king_plies(), 50);
-    assert_eq!(
-        g.outcome(),
-        Some(Outcome::Draw(DrawReason::TwentyFiveMoves))
-    );
+    assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::KingMoves)));
 }
 
 #[test] // FMJD 6.3 and 6.4: the endgame rules and which material they cover
@@ -179,7 +176,10 @@ fn art_6_3_and_6_4_endgame_rules() {
 fn art_6_4_five_moves_in_two_kings_against_one() {
     let mut g = Game::new(parse_fen("W:WK47,K48:BK3", Variant::International).unwrap());
     assert_eq!(walk_kings(&mut g, 60), 10);
-    assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::FiveMoves)));
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::Endgame(EndgameRule::Five)))
+    );
 }
 
 #[test] // FMJD 1.3 / 6: a side without a legal move loses

@@ -6,7 +6,8 @@ use crate::smp::Shared;
 use crate::time::TimeManager;
 use crate::tt::{Bound, Entry};
 use crate::{Info, MAX_DEPTH, MAX_PLY};
-use kroon_rules::game::{endgame_rule, is_king_quiet, quiet_limit};
+use kroon_rules::game::{endgame_rule, is_king_quiet, next_endgame_plies, quiet_limit};
+use kroon_rules::EndgameRule;
 use kroon_rules::{movegen, Move, MoveList, Position, Variant};
 use std::sync::atomic::Ordering;
 
@@ -26,6 +27,8 @@ pub struct History {
 struct Frame {
     king_plies: u32,
     endgame_plies: u32,
+    /// The endgame rule of the position, if any.
+    rule: Option<EndgameRule>,
 }
 
 /// The result of one thread's iterative deepening.
@@ -123,6 +126,7 @@ impl<'a> Worker<'a> {
         self.frames[0] = Frame {
             king_plies: history.king_plies,
             endgame_plies: history.endgame_plies,
+            rule: endgame_rule(root),
         };
         let mut root_moves = root.legal_moves();
         let mut best = Outcome::default();
@@ -273,16 +277,11 @@ impl<'a> Worker<'a> {
         } else {
             0
         };
-        let endgame_plies = if mv.is_capture() {
-            u32::from(endgame_rule(child).is_some())
-        } else if f.endgame_plies > 0 || endgame_rule(child).is_some() {
-            f.endgame_plies + 1
-        } else {
-            0
-        };
+        let rule = endgame_rule(child);
         self.frames[ply + 1] = Frame {
             king_plies,
-            endgame_plies,
+            endgame_plies: next_endgame_plies(f.endgame_plies, f.rule, rule, mv.is_capture()),
+            rule,
         };
         self.keys.push(child.key());
     }
@@ -294,11 +293,9 @@ impl<'a> Worker<'a> {
         if f.king_plies >= quiet_limit(self.variant) {
             return true;
         }
-        if f.endgame_plies > 0 {
-            if let Some(rule) = endgame_rule(pos) {
-                if f.endgame_plies >= rule.plies() {
-                    return true;
-                }
+        if let Some(rule) = f.rule {
+            if f.endgame_plies >= rule.plies() {
+                return true;
             }
         }
         // A repetition is possible only across king moves without capture.

@@ -112,10 +112,7 @@ impl Termination {
     pub fn tag(self) -> &'static str {
         match self {
             Termination::Rules => "normal",
-            Termination::Draw(DrawReason::Repetition) => "repetition",
-            Termination::Draw(DrawReason::TwentyFiveMoves) => "25-move rule",
-            Termination::Draw(DrawReason::SixteenMoves) => "16-move rule",
-            Termination::Draw(DrawReason::FiveMoves) => "5-move rule",
+            Termination::Draw(reason) => reason.tag(),
             Termination::MaxPlies => "move cap",
             Termination::AdjudicatedWin => "adjudicated win",
             Termination::AdjudicatedDraw => "adjudicated draw",
@@ -233,12 +230,7 @@ fn by_rules(outcome: Outcome, pos: &kroon_rules::Position) -> (GameResult, Termi
             )
         }
         Outcome::Draw(reason) => {
-            let why = match reason {
-                DrawReason::Repetition => "third repetition",
-                DrawReason::TwentyFiveMoves => "25 king moves each without capture",
-                DrawReason::SixteenMoves => "16-move endgame rule",
-                DrawReason::FiveMoves => "5-move endgame rule",
-            };
+            let why = reason.describe(pos.variant());
             (
                 GameResult::Draw,
                 Termination::Draw(reason),

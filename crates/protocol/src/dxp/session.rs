@@ -494,15 +494,10 @@ fn rules_result(game: &Game, outcome: Outcome) -> (GameResult, String) {
             };
             (GameResult::win(side), why)
         }
-        Outcome::Draw(reason) => {
-            let why = match reason {
-                DrawReason::Repetition => "draw by threefold repetition",
-                DrawReason::TwentyFiveMoves => "draw by the 25-move rule",
-                DrawReason::SixteenMoves => "draw by the 16-move rule",
-                DrawReason::FiveMoves => "draw by the 5-move rule",
-            };
-            (GameResult::Draw, why.to_owned())
+        Outcome::Draw(DrawReason::Repetition) => {
+            (GameResult::Draw, "draw by threefold repetition".to_owned())
         }
+        Outcome::Draw(reason) => (GameResult::Draw, format!("draw by the {}", reason.tag())),
     }
 }
 
