@@ -3,8 +3,7 @@
 
 use super::game::{MoveNote, Played};
 use super::openings::Opening;
-use kroon_rules::{notation, side_called, write_fen, Colour, Position, Variant};
-use std::fmt::Write as _;
+use kroon_rules::{side_called, write_pdn, Colour, Move, PdnGame};
 
 /// What the PDN header needs besides the game.
 #[derive(Clone, Debug)]
@@ -23,27 +22,6 @@ pub struct Header<'a> {
     pub time_control: &'a str,
 }
 
-/// PDN `GameType` numbers (PDN 3.0) for the variants that have one.
-fn game_type(v: Variant) -> Option<u32> {
-    match v {
-        Variant::International => Some(20),
-        Variant::English => Some(21),
-        Variant::Russian => Some(25),
-        Variant::Brazilian => Some(26),
-        _ => None,
-    }
-}
-
-fn tag(out: &mut String, name: &str, value: &str) {
-    let value = value.replace('\\', "\\\\").replace('"', "\\\"");
-    let _ = writeln!(out, "[{name} \"{value}\"]");
-}
-
-/// A comment's text with the braces that would end it replaced.
-fn comment(text: &str) -> String {
-    format!("{{{}}}", text.replace(['{', '}'], "|"))
-}
-
 fn note_text(n: &MoveNote) -> String {
     let time = format!("{:.3}s", n.elapsed.as_secs_f64());
     match (n.score, n.depth) {
@@ -57,10 +35,6 @@ fn note_text(n: &MoveNote) -> String {
 #[must_use]
 pub fn write(h: &Header<'_>, opening: &Opening, game: &Played) -> String {
     let variant = opening.start.variant();
-    let mut out = String::new();
-    tag(&mut out, "Event", h.event);
-    tag(&mut out, "Date", h.date);
-    tag(&mut out, "Round", &h.round.to_string());
     // Tags name the sides as the variant's players do: in English the first mover is Black.
     let turned = side_called(variant, Colour::White) == Colour::Black;
     let result = match (turned, game.result.pdn()) {
@@ -73,61 +47,32 @@ pub fn write(h: &Header<'_>, opening: &Opening, game: &Played) -> String {
     } else {
         (h.white, h.black)
     };
-    tag(&mut out, "White", white);
-    tag(&mut out, "Black", black);
-    tag(&mut out, "Result", result);
-    match game_type(variant) {
-        Some(t) => tag(&mut out, "GameType", &t.to_string()),
-        None => tag(&mut out, "Variant", variant.hub_name()),
-    }
-    if opening.start != Position::initial(variant) {
-        tag(&mut out, "FEN", &write_fen(&opening.start));
-    }
-    tag(&mut out, "TimeControl", h.time_control);
-    tag(&mut out, "Termination", game.termination.tag());
-    out.push('\n');
-
-    // Movetext as units that never break inside, wrapped at 80 columns.
-    let mut units: Vec<String> = Vec::new();
-    let mut pos = opening.start;
-    let mut number = 1;
-    let moves = opening.moves.iter().map(|mv| (mv, None));
-    let engine = game.moves.iter().zip(game.notes.iter().map(Some));
-    for (i, (mv, note)) in moves.chain(engine).enumerate() {
-        let white = pos.turn() == Colour::White;
-        let text = notation::display(&pos, mv);
-        units.push(if white {
-            format!("{number}. {text}")
-        } else if i == 0 {
-            format!("{number}... {text}")
-        } else {
-            text
-        });
-        if let Some(n) = note {
-            units.push(comment(&note_text(n)));
-        }
-        if !white {
-            number += 1;
-        }
-        pos = pos.play(mv);
-    }
-    units.push(comment(&game.reason));
-    units.push(result.to_owned());
-    let mut line = String::new();
-    for u in units {
-        if !line.is_empty() && line.len() + 1 + u.len() > 80 {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&u);
-    }
-    out.push_str(&line);
-    out.push_str("\n\n");
-    out
+    let moves: Vec<Move> = opening.moves.iter().chain(&game.moves).copied().collect();
+    let comments = opening
+        .moves
+        .iter()
+        .map(|_| None)
+        .chain(game.notes.iter().map(|n| Some(note_text(n))))
+        .collect();
+    write_pdn(&PdnGame {
+        head: vec![
+            ("Event", h.event.to_owned()),
+            ("Date", h.date.to_owned()),
+            ("Round", h.round.to_string()),
+            ("White", white.to_owned()),
+            ("Black", black.to_owned()),
+            ("Result", result.to_owned()),
+        ],
+        tail: vec![
+            ("TimeControl", h.time_control.to_owned()),
+            ("Termination", game.termination.tag().to_owned()),
+        ],
+        start: opening.start,
+        moves: &moves,
+        comments,
+        last: Some(game.reason.clone()),
+        result,
+    })
 }
 
 /// Today's date (UTC) as PDN writes it; the DXP game records use the same.
@@ -138,7 +83,7 @@ mod tests {
     use super::super::game::{GameResult, Termination};
     use super::super::openings::{parse, read_pdn};
     use super::*;
-    use kroon_rules::parse_move;
+    use kroon_rules::{parse_move, Variant};
     use std::time::Duration;
 
     #[test]

@@ -1,96 +1,44 @@
 //! PDN text of a finished DXP game: the tag pairs (players, result, date, time control, and the
 //! FEN when the game did not start from the initial position), then the moves and the result.
 
-use kroon_rules::{notation, write_fen, Colour, Position, Variant};
+use kroon_rules::{write_pdn, PdnGame};
 
 use super::session::GameRecord;
-
-/// Longest line of move text.
-const LINE: usize = 79;
-
-/// A PDN string value: `"` and `\` escaped.
-fn quoted(text: &str) -> String {
-    let mut s = String::with_capacity(text.len() + 2);
-    s.push('"');
-    for c in text.chars() {
-        if c == '"' || c == '\\' {
-            s.push('\\');
-        }
-        s.push(c);
-    }
-    s.push('"');
-    s
-}
 
 /// The PDN of one game, ending with a blank line, ready to append to a file.
 #[must_use]
 pub fn write_game(rec: &GameRecord) -> String {
-    let mut out = String::new();
-    let mut tag = |name: &str, value: &str| {
-        out.push_str(&format!("[{name} {}]\n", quoted(value)));
-    };
-    tag("Event", "DXP match");
-    tag("Date", &rec.date);
-    tag("Round", &rec.number.to_string());
-    tag("White", &rec.white);
-    tag("Black", &rec.black);
-    tag("Result", rec.result.pdn());
-    if rec.start.variant() == Variant::International {
-        tag("GameType", "20");
-    }
-    if rec.start != Position::initial(rec.start.variant()) {
-        tag("FEN", &write_fen(&rec.start));
-    }
     let seconds = u32::from(rec.minutes) * 60;
     let control = match rec.moves_limit {
         0 => seconds.to_string(),
         moves => format!("{moves}/{seconds}"),
     };
-    tag("TimeControl", &control);
-    tag("Termination", &rec.termination);
-    out.push('\n');
-
-    // Move text: numbered pairs, `1... 19-23` when Black starts, and a comment on why it ended.
-    let mut tokens = Vec::with_capacity(rec.moves.len() * 3 / 2 + 2);
-    let mut pos = rec.start;
-    let mut number = 1;
-    for (i, mv) in rec.moves.iter().enumerate() {
-        if pos.turn() == Colour::White {
-            tokens.push(format!("{number}."));
-        } else if i == 0 {
-            tokens.push(format!("{number}..."));
-        }
-        tokens.push(notation::display(&pos, mv));
-        if pos.turn() == Colour::Black {
-            number += 1;
-        }
-        pos = pos.play(mv);
-    }
-    tokens.push(format!("{{{}}}", rec.termination.replace('}', ")")));
-    tokens.push(rec.result.pdn().to_owned());
-
-    let mut line = String::new();
-    for token in tokens {
-        if !line.is_empty() && line.len() + 1 + token.len() > LINE {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&token);
-    }
-    out.push_str(&line);
-    out.push_str("\n\n");
-    out
+    write_pdn(&PdnGame {
+        head: vec![
+            ("Event", "DXP match".to_owned()),
+            ("Date", rec.date.clone()),
+            ("Round", rec.number.to_string()),
+            ("White", rec.white.clone()),
+            ("Black", rec.black.clone()),
+            ("Result", rec.result.pdn().to_owned()),
+        ],
+        tail: vec![
+            ("TimeControl", control),
+            ("Termination", rec.termination.clone()),
+        ],
+        start: rec.start,
+        moves: &rec.moves,
+        comments: Vec::new(),
+        last: Some(rec.termination.clone()),
+        result: rec.result.pdn(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::session::{GameRecord, GameResult};
     use super::*;
-    use kroon_rules::{parse_fen, parse_move};
+    use kroon_rules::{parse_fen, parse_move, Colour, Position, Variant};
 
     fn record(start: Position, moves: &[&str], result: GameResult) -> GameRecord {
         let mut pos = start;
@@ -151,7 +99,7 @@ mod tests {
         ];
         let text = write_game(&record(start, &moves, GameResult::Draw));
         let body = text.split("\n\n").nth(1).unwrap();
-        assert!(body.lines().all(|l| l.len() <= LINE), "{body}");
+        assert!(body.lines().all(|l| l.len() <= 80), "{body}");
         assert!(body.lines().count() > 1, "{body}");
     }
 }
