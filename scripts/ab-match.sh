@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# A/B strength test: Kroon as it is (A) against Kroon with one change applied (B), played by
+# `kroon match` from the embedded balanced openings, each played with both colours. Prints a line per
+# game and the final table from A's side: a positive Elo means the change loses strength.
+#
+# usage: scripts/ab-match.sh [-n GAMES] [-t SECONDS_PER_MOVE] [-c CONCURRENCY] [-a A_OPTION]...
+#                            PATCH [-- MATCH_ARGS...]
+#   PATCH  a patch against HEAD (e.g. scripts/ab/no-rfp.patch); B is HEAD with it applied, built in a
+#          temporary worktree. A is HEAD as well, so local edits never enter the test. `none`: B is
+#          HEAD unchanged, to compare settings (e.g. -a option.threads=2 -c 1 none: lazy SMP).
+#   -n  games (default 200)   -t  seconds per move (default 0.05)   -c  games at once (default 2)
+#   -a  a Hub option for A only, as `option.NAME=VALUE` (repeatable)
+#   anything after -- goes to `kroon match`, e.g. -- --sprt "elo0=-10 elo1=10".
+# Games are adjudicated (both engines agree on +-3 men for 6 plies, or on a draw for 20 plies after
+# ply 80) so that the clock goes to the positions that decide the result.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+games=200
+movetime=0.05
+concurrency=2
+a_options=()
+while getopts "n:t:c:a:h" opt; do
+    case $opt in
+        n) games=$OPTARG ;;
+        t) movetime=$OPTARG ;;
+        c) concurrency=$OPTARG ;;
+        a) a_options+=("$OPTARG") ;;
+        *) sed -n '2,15p' "$0"; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+[[ $# -ge 1 ]] || { sed -n '2,15p' "$0"; exit 2; }
+if [[ $1 == none ]]; then
+    patch=none
+    name=B
+else
+    patch=$(realpath "$1")
+    name=$(basename "$patch" .patch)
+fi
+shift
+[[ ${1:-} == -- ]] && shift
+
+root=$(pwd)
+work=$(mktemp -d)
+trap 'git -C "$root" worktree remove --force "$work/a" >/dev/null 2>&1 || true;
+      git -C "$root" worktree remove --force "$work/b" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+export CARGO_TARGET_DIR=$root/target/ab
+for side in a b; do
+    git worktree add --detach --quiet "$work/$side" HEAD
+done
+[[ $patch == none ]] || git -C "$work/b" apply "$patch"
+mkdir -p "$work/bin"
+for side in a b; do
+    (cd "$work/$side" && cargo build --release --quiet -p kroon)
+    cp "$CARGO_TARGET_DIR/release/kroon" "$work/bin/kroon-$side"
+done
+
+mkdir -p target
+"$work/bin/kroon-a" match \
+    --engine name=Kroon cmd="$work/bin/kroon-a hub" option.threads=1 option.hash=64 "${a_options[@]}" \
+    --engine name="$name" cmd="$work/bin/kroon-b hub" option.threads=1 option.hash=64 \
+    --games "$games" --movetime "$movetime" --concurrency "$concurrency" \
+    --adjudicate-score 3 --adjudicate-draw 0.1 \
+    --pdn "target/ab-$name.pdn" --results-json "target/ab-$name.json" "$@"
