@@ -347,6 +347,7 @@ impl<'a> Worker<'a> {
             self.lists[ply] = list;
             return Ok(self.no_moves_score(ply));
         }
+        let forced = list[0].is_capture();
         if depth <= 0 {
             let r = self.quiesce(pos, &list, alpha, beta, ply);
             self.lists[ply] = list;
@@ -373,6 +374,11 @@ impl<'a> Worker<'a> {
             }
         }
         let eval = static_eval.unwrap_or_else(|| evaluate(pos));
+        // Reverse futility: far above beta at low depth with nothing forced, trust the evaluation.
+        if !pv_node && !forced && depth <= 3 && !is_decisive(beta) && eval - 120 * depth >= beta {
+            self.lists[ply] = list;
+            return Ok(eval);
+        }
         self.order(pos, &list, tt_move, ply);
         // A single legal move costs nothing to look at more deeply.
         let ext = i32::from(list.len() == 1 && ply < 2 * depth as usize + 8);
