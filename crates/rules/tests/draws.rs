@@ -2,36 +2,10 @@
 //! against king, 2 moves; no 25-move rule) and of Russian and Brazilian (FMJD-64 rules 7.2.4-7.2.8,
 //! as lidraughts implements them).
 
-use kroon_rules::{
-    endgame_rule, has_capture, parse_fen, DrawReason, EndgameRule, Game, Outcome, Variant,
-};
+mod common;
 
-/// Plays king moves that capture nothing, leave the opponent no capture and repeat as little as
-/// possible, until the game ends, a capture is forced, or `max` plies are played; returns the plies
-/// played.
-fn walk_kings(g: &mut Game, max: usize) -> usize {
-    let mut plies = 0;
-    while g.outcome().is_none() && plies < max {
-        let pos = *g.position();
-        let Some(&mv) = pos
-            .legal_moves()
-            .iter()
-            .filter(|m| pos.kings().has(m.from) && !m.is_capture())
-            .min_by_key(|m| {
-                let next = pos.play(m);
-                (
-                    has_capture(&next),
-                    g.positions().iter().filter(|p| **p == next).count(),
-                )
-            })
-        else {
-            break;
-        };
-        g.play(&mv).unwrap();
-        plies += 1;
-    }
-    plies
-}
+use common::walk_kings;
+use kroon_rules::{endgame_rule, parse_fen, DrawReason, EndgameRule, Game, Outcome, Variant};
 
 fn game(fen: &str, v: Variant) -> Game {
     Game::new(parse_fen(fen, v).unwrap())

@@ -1,8 +1,10 @@
 //! Rule tests, one per FMJD article they pin down, each with the exact legal set.
 
+mod common;
+
+use common::walk_kings;
 use kroon_rules::{
-    endgame_rule, has_capture, notation, parse_fen, parse_move, DrawReason, EndgameRule, Game,
-    Outcome, Variant,
+    endgame_rule, notation, parse_fen, parse_move, DrawReason, EndgameRule, Game, Outcome, Variant,
 };
 
 fn legal(fen: &str) -> Vec<String> {
@@ -123,30 +125,6 @@ fn art_6_1_threefold_repetition() {
         }
     }
     assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::Repetition)));
-}
-
-/// Plays king moves that capture nothing, leave the opponent no capture and repeat as little as
-/// possible, until the game ends or `max` plies are played.
-fn walk_kings(g: &mut Game, max: usize) -> usize {
-    let mut plies = 0;
-    while g.outcome().is_none() && plies < max {
-        let pos = *g.position();
-        let mv = *pos
-            .legal_moves()
-            .iter()
-            .filter(|m| pos.kings().has(m.from) && !m.is_capture())
-            .min_by_key(|m| {
-                let next = pos.play(m);
-                (
-                    has_capture(&next),
-                    g.positions().iter().filter(|p| **p == next).count(),
-                )
-            })
-            .expect("a quiet king move");
-        g.play(&mv).unwrap();
-        plies += 1;
-    }
-    plies
 }
 
 #[test] // FMJD 6.2: 25 moves each of kings only, without capture
