@@ -1,7 +1,7 @@
 //! Writing finished games as PDN: the tag pairs, then the moves with each engine move's score,
 //! depth and time as a comment, and the reason the game ended as a last comment.
 
-use super::game::{MoveNote, Played};
+use super::game::{GameResult, MoveNote, Played};
 use super::openings::Opening;
 use kroon_rules::{side_called, write_pdn, Colour, Move, PdnGame};
 
@@ -37,11 +37,12 @@ pub fn write(h: &Header<'_>, opening: &Opening, game: &Played) -> String {
     let variant = opening.start.variant();
     // Tags name the sides as the variant's players do: in English the first mover is Black.
     let turned = side_called(variant, Colour::White) == Colour::Black;
-    let result = match (turned, game.result.pdn()) {
-        (true, "1-0") => "0-1",
-        (true, "0-1") => "1-0",
+    let result = match (turned, game.result) {
+        (true, GameResult::WhiteWins) => GameResult::BlackWins,
+        (true, GameResult::BlackWins) => GameResult::WhiteWins,
         (_, r) => r,
-    };
+    }
+    .pdn();
     let (white, black) = if turned {
         (h.black, h.white)
     } else {
@@ -80,7 +81,7 @@ pub use kroon_protocol::dxp::session::today;
 
 #[cfg(test)]
 mod tests {
-    use super::super::game::{GameResult, Termination};
+    use super::super::game::Termination;
     use super::super::openings::{parse, read_pdn};
     use super::*;
     use kroon_rules::{parse_move, Variant};
@@ -152,5 +153,19 @@ mod tests {
         let text = write(&h, black, &game);
         assert!(text.contains("[FEN \"B:W31,32,"), "{text}");
         assert!(text.contains("1... 19-23"), "{text}");
+
+        // English: the first mover (Kroon's White) is called Black, in the tags and the result.
+        let english = &parse("B:W21-32:B1-12", Variant::English, None).unwrap()[0];
+        let mv = parse_move(&english.start, "11-15").unwrap();
+        let game = Played {
+            moves: vec![mv],
+            ..game
+        };
+        let text = write(&h, english, &game);
+        assert!(
+            text.contains("[White \"B\"]\n[Black \"A\"]\n[Result \"0-2\"]"),
+            "{text}"
+        );
+        assert!(text.contains("1. 11-15 {0.000s} {x} 0-2"), "{text}");
     }
 }
