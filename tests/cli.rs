@@ -110,6 +110,21 @@ fn each_variant_speaks_its_own_notation() {
 }
 
 #[test]
+fn bench_takes_a_variant() {
+    let o = kroon(&["bench", "--variant", "russian", "--depth", "4"]);
+    let s = stdout(&o);
+    assert!(s.contains("positions 8 variant russian"), "{s}");
+    let nodes = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("nodes "))
+            .map(str::to_owned)
+    };
+    assert!(nodes(&s).is_some(), "{s}");
+    let again = stdout(&kroon(&["bench", "--variant", "russian", "--depth", "4"]));
+    assert_eq!(nodes(&s), nodes(&again));
+}
+
+#[test]
 fn show_draws_the_board() {
     let s = stdout(&kroon(&["show", "--fen", "B:WK4,28:B12,K45"]));
     assert!(s.contains("Black to move"), "{s}");

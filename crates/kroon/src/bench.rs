@@ -1,7 +1,7 @@
 //! `kroon bench`: fixed positions, fixed depth, one thread, fresh table. The node total is the
 //! search's signature: it changes only when the search does.
 
-use kroon_rules::{parse_fen, Variant};
+use kroon_rules::{parse_fen, Position, Variant};
 use kroon_search::{Engine, Limits, SearchRequest};
 use std::time::Instant;
 
@@ -21,18 +21,42 @@ const POSITIONS: [&str; 10] = [
     "W:WK46,33:B15,K3",
 ];
 
-pub fn run(depth: u32) -> std::io::Result<()> {
+/// The bench positions of `v`: the set above on 10x10 (read under `v`'s rules), and on 8x8 the
+/// start and the positions 4, 8, ... 28 plies into one fixed line of play.
+fn positions(v: Variant) -> Vec<Position> {
+    if v.geometry().columns == 10 {
+        return POSITIONS
+            .iter()
+            .map(|fen| parse_fen(fen, v).expect("bench positions are valid"))
+            .collect();
+    }
+    let mut pos = Position::initial(v);
+    let mut out = vec![pos];
+    for ply in 1..=28 {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        pos = pos.play(&legal[ply % legal.len()]);
+        if ply % 4 == 0 {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+pub fn run(depth: u32, v: Variant) -> std::io::Result<()> {
     let mut total = 0u64;
     let start = Instant::now();
-    for fen in POSITIONS {
-        let pos = parse_fen(fen, Variant::International).expect("bench positions are valid");
+    let set = positions(v);
+    for &pos in &set {
         let engine = Engine::new(1, 64);
         total += engine
             .search(&SearchRequest::position(pos, Limits::Depth(depth)), &|_| {})
             .nodes;
     }
     let secs = start.elapsed().as_secs_f64();
-    say!("bench depth {depth} positions {}", POSITIONS.len())?;
+    say!("bench depth {depth} positions {} variant {v}", set.len())?;
     say!("nodes {total}")?;
     say!("seconds {secs:.3}")?;
     say!("nps {:.0}", total as f64 / secs.max(1e-9))

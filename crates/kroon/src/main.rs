@@ -107,6 +107,9 @@ enum Command {
         /// Depth of each search.
         #[arg(long, default_value_t = bench::DEFAULT_DEPTH)]
         depth: u32,
+        /// Variant (Hub name; default: from the settings).
+        #[arg(long)]
+        variant: Option<String>,
     },
     /// Speak the Hub protocol (v2) on standard input and output.
     Hub,
@@ -250,7 +253,13 @@ fn run() -> Result<()> {
                 hash.unwrap_or(config.engine.hash),
             )?;
         }
-        Command::Bench { depth } => bench::run(depth)?,
+        Command::Bench { depth, variant } => {
+            let v: Variant = variant
+                .as_deref()
+                .unwrap_or(&config.engine.variant)
+                .parse()?;
+            bench::run(depth, v)?;
+        }
         Command::Hub => hub_main::run(&config)?,
         Command::Match(args) => tourney::run(args, &config)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,
