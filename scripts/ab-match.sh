@@ -3,12 +3,15 @@
 # `kroon match` from the embedded balanced openings, each played with both colours. Prints a line per
 # game and the final table from A's side: a positive Elo means the change loses strength.
 #
-# usage: scripts/ab-match.sh [-n GAMES] [-t SECONDS_PER_MOVE] [-c CONCURRENCY] [-a A_OPTION]...
-#                            PATCH [-- MATCH_ARGS...]
+# usage: scripts/ab-match.sh [-n GAMES] [-t SECONDS_PER_MOVE | -N NODES_PER_MOVE] [-c CONCURRENCY]
+#                            [-a A_OPTION]... PATCH [-- MATCH_ARGS...]
 #   PATCH  a patch against HEAD (e.g. scripts/ab/no-rfp.patch); B is HEAD with it applied, built in a
 #          temporary worktree. A is HEAD as well, so local edits never enter the test. `none`: B is
 #          HEAD unchanged, to compare settings (e.g. -a option.threads=2 -c 1 none: lazy SMP).
 #   -n  games (default 200)   -t  seconds per move (default 0.05)   -c  games at once (default 2)
+#   -N  nodes per move instead of a move time: the games do not depend on the machine's load, so
+#       several tests can run at once; a game repeats exactly, so the openings are the 640 of
+#       scripts/openings/ab-openings.txt (1280 distinct games).
 #   -a  a Hub option for A only, as `option.NAME=VALUE` (repeatable)
 #   anything after -- goes to `kroon match`, e.g. -- --sprt "elo0=-10 elo1=10".
 # Games are adjudicated (both engines agree on +-3 men for 6 plies, or on a draw for 20 plies after
@@ -19,18 +22,20 @@ cd "$(dirname "$0")/.."
 games=200
 movetime=0.05
 concurrency=2
+nodes=
 a_options=()
-while getopts "n:t:c:a:h" opt; do
+while getopts "n:t:N:c:a:h" opt; do
     case $opt in
         n) games=$OPTARG ;;
         t) movetime=$OPTARG ;;
+        N) nodes=$OPTARG ;;
         c) concurrency=$OPTARG ;;
         a) a_options+=("$OPTARG") ;;
-        *) sed -n '2,15p' "$0"; exit 2 ;;
+        *) sed -n '2,18p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[[ $# -ge 1 ]] || { sed -n '2,15p' "$0"; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,18p' "$0"; exit 2; }
 if [[ $1 == none ]]; then
     patch=none
     name=B
@@ -45,7 +50,8 @@ root=$(pwd)
 work=$(mktemp -d)
 trap 'git -C "$root" worktree remove --force "$work/a" >/dev/null 2>&1 || true;
       git -C "$root" worktree remove --force "$work/b" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-export CARGO_TARGET_DIR=$root/target/ab
+# Each test builds in its own directory, so that tests started together never swap binaries.
+export CARGO_TARGET_DIR=$root/target/ab-$name
 for side in a b; do
     git worktree add --detach --quiet "$work/$side" HEAD
 done
@@ -56,10 +62,15 @@ for side in a b; do
     cp "$CARGO_TARGET_DIR/release/kroon" "$work/bin/kroon-$side"
 done
 
+if [[ -n $nodes ]]; then
+    limit=(--nodes "$nodes" --openings "$root/scripts/openings/ab-openings.txt")
+else
+    limit=(--movetime "$movetime")
+fi
 mkdir -p target
 "$work/bin/kroon-a" match \
     --engine name=Kroon cmd="$work/bin/kroon-a hub" option.threads=1 option.hash=64 "${a_options[@]}" \
     --engine name="$name" cmd="$work/bin/kroon-b hub" option.threads=1 option.hash=64 \
-    --games "$games" --movetime "$movetime" --concurrency "$concurrency" \
+    --games "$games" "${limit[@]}" --concurrency "$concurrency" \
     --adjudicate-score 3 --adjudicate-draw 0.1 \
     --pdn "target/ab-$name.pdn" --results-json "target/ab-$name.json" "$@"
