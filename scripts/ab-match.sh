@@ -50,17 +50,22 @@ root=$(pwd)
 work=$(mktemp -d)
 trap 'git -C "$root" worktree remove --force "$work/a" >/dev/null 2>&1 || true;
       git -C "$root" worktree remove --force "$work/b" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-# Each test builds in its own directory, so that tests started together never swap binaries.
-export CARGO_TARGET_DIR=$root/target/ab-$name
 for side in a b; do
     git worktree add --detach --quiet "$work/$side" HEAD
 done
 [[ $patch == none ]] || git -C "$work/b" apply "$patch"
 mkdir -p "$work/bin"
+# Each side builds in a target directory of its own: cargo judges a build fresh from the sources
+# its last build read, so B built where A was built would reuse A's binary. Each test has its own
+# directories too, so tests started together never swap binaries.
 for side in a b; do
-    (cd "$work/$side" && cargo build --release --quiet -p kroon)
-    cp "$CARGO_TARGET_DIR/release/kroon" "$work/bin/kroon-$side"
+    (cd "$work/$side" && CARGO_TARGET_DIR=$root/target/ab/$name-$side cargo build --release --quiet -p kroon)
+    cp "$root/target/ab/$name-$side/release/kroon" "$work/bin/kroon-$side"
 done
+if [[ $patch != none ]] && cmp -s "$work/bin/kroon-a" "$work/bin/kroon-b"; then
+    echo "ab-match: the patch does not change the binary" >&2
+    exit 1
+fi
 
 if [[ -n $nodes ]]; then
     limit=(--nodes "$nodes" --openings "$root/scripts/openings/ab-openings.txt")
