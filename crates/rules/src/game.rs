@@ -51,6 +51,48 @@ pub enum Outcome {
     Draw(DrawReason),
 }
 
+/// The result of a finished game, whoever decided it (the rules, a resignation, an adjudication).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum GameResult {
+    /// White won.
+    WhiteWins,
+    /// Black won.
+    BlackWins,
+    /// A draw.
+    Draw,
+}
+
+impl GameResult {
+    /// A win for `side`.
+    #[must_use]
+    pub fn win(side: Colour) -> GameResult {
+        match side {
+            Colour::White => GameResult::WhiteWins,
+            Colour::Black => GameResult::BlackWins,
+        }
+    }
+
+    /// The PDN result, in draughts points: `2-0`, `0-2` or `1-1`.
+    #[must_use]
+    pub fn pdn(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "2-0",
+            GameResult::BlackWins => "0-2",
+            GameResult::Draw => "1-1",
+        }
+    }
+
+    /// The score of `side` as a fraction: 1, ½ or 0.
+    #[must_use]
+    pub fn points(self, side: Colour) -> f64 {
+        match self {
+            GameResult::Draw => 0.5,
+            r if r == GameResult::win(side) => 1.0,
+            _ => 0.0,
+        }
+    }
+}
+
 /// The endgame draw rules: which one a position falls under. The count of a rule runs while the
 /// position stays under that same rule and nothing is captured.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -5,7 +5,7 @@
 use super::openings::Opening;
 use super::player::{EndForEngine, FailKind, Failure, Player, Turn};
 use super::spec::TimeControl;
-use kroon_rules::{parse_hub_move, side_name, Colour, DrawReason, Game, Move, Outcome};
+use kroon_rules::{parse_hub_move, side_name, Colour, DrawReason, Game, GameResult, Move, Outcome};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -39,53 +39,12 @@ pub struct ScoreDraw {
     pub after: usize,
 }
 
-/// The result of a game.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum GameResult {
-    /// White won.
-    WhiteWins,
-    /// Black won.
-    BlackWins,
-    /// A draw.
-    Draw,
-}
-
-impl GameResult {
-    /// PDN notation: 2-0, 0-2, 1-1.
-    #[must_use]
-    pub fn pdn(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "2-0",
-            GameResult::BlackWins => "0-2",
-            GameResult::Draw => "1-1",
-        }
-    }
-
-    /// A win for `c`.
-    #[must_use]
-    pub fn win_for(c: Colour) -> GameResult {
-        match c {
-            Colour::White => GameResult::WhiteWins,
-            Colour::Black => GameResult::BlackWins,
-        }
-    }
-
-    /// Points for `c`: 1, ½ or 0.
-    #[must_use]
-    pub fn points(self, c: Colour) -> f64 {
-        match (self, c) {
-            (GameResult::Draw, _) => 0.5,
-            (GameResult::WhiteWins, Colour::White) | (GameResult::BlackWins, Colour::Black) => 1.0,
-            _ => 0.0,
-        }
-    }
-
-    fn for_engine(self, c: Colour) -> EndForEngine {
-        match self.points(c) {
-            p if p > 0.75 => EndForEngine::Win,
-            p if p < 0.25 => EndForEngine::Loss,
-            _ => EndForEngine::Draw,
-        }
+/// How a result looks to the engine that played `c`.
+fn for_engine(result: GameResult, c: Colour) -> EndForEngine {
+    match result.points(c) {
+        p if p > 0.75 => EndForEngine::Win,
+        p if p < 0.25 => EndForEngine::Loss,
+        _ => EndForEngine::Draw,
     }
 }
 
@@ -181,7 +140,7 @@ fn adjudicate(
                 for (side, sign) in [(Colour::White, 1.0), (Colour::Black, -1.0)] {
                     if last.iter().all(|x| x * sign >= limit) {
                         return Some((
-                            GameResult::win_for(side),
+                            GameResult::win(side),
                             Termination::AdjudicatedWin,
                             format!(
                                 "{} wins by adjudication: both engines scored it at least {limit} for {n} plies",
@@ -224,7 +183,7 @@ fn by_rules(outcome: Outcome, pos: &kroon_rules::Position) -> (GameResult, Termi
                 format!("{} made a king", side_name(pos.variant(), c))
             };
             (
-                GameResult::win_for(c),
+                GameResult::win(c),
                 Termination::Rules,
                 format!("{} wins: {why}", side_name(pos.variant(), c)),
             )
@@ -293,7 +252,7 @@ pub fn play(
         (black, Colour::Black, started[1]),
     ] {
         if on {
-            p.game_over(played.result.for_engine(c));
+            p.game_over(for_engine(played.result, c));
         }
     }
     Some(played)
@@ -316,7 +275,7 @@ fn run<'p>(
         played.culprit = Some(side);
         played.lines = f.lines;
         (
-            GameResult::win_for(!side),
+            GameResult::win(!side),
             Termination::Failure(f.kind),
             format!(
                 "{} loses: {}: {}",
@@ -537,9 +496,9 @@ mod tests {
         assert_eq!(GameResult::WhiteWins.points(Colour::White), 1.0);
         assert_eq!(GameResult::WhiteWins.points(Colour::Black), 0.0);
         assert_eq!(GameResult::Draw.points(Colour::Black), 0.5);
-        assert_eq!(GameResult::win_for(Colour::Black).pdn(), "0-2");
+        assert_eq!(GameResult::win(Colour::Black).pdn(), "0-2");
         assert_eq!(
-            GameResult::BlackWins.for_engine(Colour::Black),
+            for_engine(GameResult::BlackWins, Colour::Black),
             EndForEngine::Win
         );
         assert_eq!(grace(Duration::from_millis(100)), Duration::from_secs(1));

@@ -1,8 +1,9 @@
 //! Writing finished games as PDN: the tag pairs, then the moves with each engine move's score,
 //! depth and time as a comment, and the reason the game ended as a last comment.
 
-use super::game::{GameResult, MoveNote, Played};
+use super::game::{MoveNote, Played};
 use super::openings::Opening;
+use kroon_rules::GameResult;
 use kroon_rules::{side_called, write_pdn, Colour, Move, PdnGame};
 
 /// What the PDN header needs besides the game.

@@ -1,7 +1,7 @@
 //! What the match tells the user: a line (or a progress bar) per game, the PDN file, the final
 //! tables and the JSON results file. The counting lives in [`Tally`], which does no I/O.
 
-use super::game::{GameResult, Played};
+use super::game::Played;
 use super::openings::{movetext, Opening};
 use super::pdn;
 use super::stats::{Decision, Penta, Sprt, Wdl};
@@ -9,6 +9,7 @@ use super::Plan;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kroon_rules::Colour;
+use kroon_rules::GameResult;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;

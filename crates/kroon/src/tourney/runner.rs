@@ -6,7 +6,7 @@
 //! that ends the games still running (they are not counted).
 
 use super::dxp::DxpEngine;
-use super::game::{self, GameResult, Played, Termination};
+use super::game::{self, Played, Termination};
 use super::hub::{HubEngine, HubLaunch};
 use super::player::{FailKind, Failure, Player};
 use super::report::{Finished, Job, Output};
@@ -15,6 +15,7 @@ use super::stats::Decision;
 use super::Plan;
 use anyhow::{bail, Result};
 use kroon_rules::Colour;
+use kroon_rules::GameResult;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Mutex, PoisonError};
@@ -203,7 +204,7 @@ fn forfeit(side: Colour, f: Failure) -> Played {
     Played {
         moves: Vec::new(),
         notes: Vec::new(),
-        result: GameResult::win_for(!side),
+        result: GameResult::win(!side),
         termination: Termination::Failure(f.kind),
         reason: format!("{who} loses: {}: {}", f.kind.tag(), f.message),
         culprit: Some(side),

@@ -3,7 +3,7 @@
 
 use kroon_rules::{write_pdn, PdnGame};
 
-use super::session::GameRecord;
+use super::session::{pdn_result, GameRecord};
 
 /// The PDN of one game, ending with a blank line, ready to append to a file.
 #[must_use]
@@ -20,7 +20,7 @@ pub fn write_game(rec: &GameRecord) -> String {
             ("Round", rec.number.to_string()),
             ("White", rec.white.clone()),
             ("Black", rec.black.clone()),
-            ("Result", rec.result.pdn().to_owned()),
+            ("Result", pdn_result(rec.result).to_owned()),
         ],
         tail: vec![
             ("TimeControl", control),
@@ -30,17 +30,16 @@ pub fn write_game(rec: &GameRecord) -> String {
         moves: &rec.moves,
         comments: Vec::new(),
         last: Some(rec.termination.clone()),
-        result: rec.result.pdn(),
+        result: pdn_result(rec.result),
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::session::{GameRecord, GameResult};
     use super::*;
-    use kroon_rules::{parse_fen, parse_move, Colour, Position, Variant};
+    use kroon_rules::{parse_fen, parse_move, Colour, GameResult, Position, Variant};
 
-    fn record(start: Position, moves: &[&str], result: GameResult) -> GameRecord {
+    fn record(start: Position, moves: &[&str], result: Option<GameResult>) -> GameRecord {
         let mut pos = start;
         let mut played = Vec::new();
         for text in moves {
@@ -69,7 +68,7 @@ mod tests {
         let text = write_game(&record(
             start,
             &["32-28", "19-23", "28x19"],
-            GameResult::WhiteWins,
+            Some(GameResult::WhiteWins),
         ));
         assert!(text.contains("[White \"Kroon\"]\n"), "{text}");
         assert!(text.contains("[Black \"Scan \\\"3.1\\\"\"]\n"), "{text}");
@@ -85,7 +84,7 @@ mod tests {
     #[test]
     fn fen_and_black_first() {
         let start = parse_fen("B:W38,K46:B19,23", Variant::International).unwrap();
-        let text = write_game(&record(start, &["19-24"], GameResult::Unknown));
+        let text = write_game(&record(start, &["19-24"], None));
         assert!(text.contains("[FEN \"B:W38,K46:B19,23\"]"), "{text}");
         assert!(text.contains("1... 19-24 {"), "{text}");
         assert!(text.trim_end().ends_with('*'));
@@ -97,7 +96,7 @@ mod tests {
         let moves = [
             "32-28", "19-23", "28x19", "14x23", "37-32", "10-14", "41-37", "5-10",
         ];
-        let text = write_game(&record(start, &moves, GameResult::Draw));
+        let text = write_game(&record(start, &moves, Some(GameResult::Draw)));
         let body = text.split("\n\n").nth(1).unwrap();
         assert!(body.lines().all(|l| l.len() <= 80), "{body}");
         assert!(body.lines().count() > 1, "{body}");

@@ -17,8 +17,8 @@ use std::fmt;
 use std::time::Duration;
 
 use kroon_rules::{
-    notation, parse_dxp, write_dxp, write_fen, Bitboard, Colour, DrawReason, Game, Move, Outcome,
-    Position, Variant,
+    notation, parse_dxp, write_dxp, write_fen, Bitboard, Colour, DrawReason, Game, GameResult,
+    Move, Outcome, Position, Variant,
 };
 use kroon_search::{score, Engine, Event, Limits, SearchRequest, SearchResult};
 use thiserror::Error;
@@ -160,61 +160,30 @@ impl SessionConfig {
 
 // ---- results ---------------------------------------------------------------------------------
 
-/// The result of a game.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum GameResult {
-    /// White won.
-    WhiteWins,
-    /// Black won.
-    BlackWins,
-    /// Drawn.
-    Draw,
-    /// Ended without a known result (an illegal move, a broken message, an unknown game end).
-    Unknown,
+/// The game end reason for `result` (`None`: not known) in a message sent by `sender`.
+fn end_reason(result: Option<GameResult>, sender: Colour) -> EndReason {
+    match result {
+        None => EndReason::Unknown,
+        Some(GameResult::Draw) => EndReason::Draw,
+        Some(r) if r == GameResult::win(sender) => EndReason::SenderWins,
+        Some(_) => EndReason::SenderLoses,
+    }
 }
 
-impl GameResult {
-    /// A win for `side`.
-    #[must_use]
-    pub fn win(side: Colour) -> GameResult {
-        match side {
-            Colour::White => GameResult::WhiteWins,
-            Colour::Black => GameResult::BlackWins,
-        }
+/// The result a game end reason stands for, when `sender` sent it (`None`: not known).
+fn reason_result(reason: EndReason, sender: Colour) -> Option<GameResult> {
+    match reason {
+        EndReason::Unknown => None,
+        EndReason::Draw => Some(GameResult::Draw),
+        EndReason::SenderWins => Some(GameResult::win(sender)),
+        EndReason::SenderLoses => Some(GameResult::win(!sender)),
     }
+}
 
-    /// The PDN result: `2-0`, `0-2`, `1-1` or `*`.
-    #[must_use]
-    pub fn pdn(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "2-0",
-            GameResult::BlackWins => "0-2",
-            GameResult::Draw => "1-1",
-            GameResult::Unknown => "*",
-        }
-    }
-
-    /// The game end reason for a message sent by `sender`.
-    #[must_use]
-    pub fn reason_for(self, sender: Colour) -> EndReason {
-        match self {
-            GameResult::Unknown => EndReason::Unknown,
-            GameResult::Draw => EndReason::Draw,
-            r if r == GameResult::win(sender) => EndReason::SenderWins,
-            _ => EndReason::SenderLoses,
-        }
-    }
-
-    /// The result a game end reason stands for, when `sender` sent it.
-    #[must_use]
-    pub fn from_reason(reason: EndReason, sender: Colour) -> GameResult {
-        match reason {
-            EndReason::Unknown => GameResult::Unknown,
-            EndReason::Draw => GameResult::Draw,
-            EndReason::SenderWins => GameResult::win(sender),
-            EndReason::SenderLoses => GameResult::win(!sender),
-        }
-    }
+/// A result in PDN: `2-0`, `0-2`, `1-1`, or `*` when not known.
+#[must_use]
+pub(crate) fn pdn_result(result: Option<GameResult>) -> &'static str {
+    result.map_or("*", GameResult::pdn)
 }
 
 /// A finished game, as handed to the session's callback (and written to PDN).
@@ -234,8 +203,9 @@ pub struct GameRecord {
     pub start: Position,
     /// The moves played (after any take-backs).
     pub moves: Vec<Move>,
-    /// The result.
-    pub result: GameResult,
+    /// The result; `None` when the game ended without one (an illegal move, a broken message, an
+    /// unknown game end).
+    pub result: Option<GameResult>,
     /// Why the game ended, in words.
     pub termination: String,
     /// Time control: minutes per side.
@@ -248,12 +218,7 @@ impl GameRecord {
     /// Kroon's points in draughts scoring (2 win, 1 draw, 0 loss); `None` for an unknown result.
     #[must_use]
     pub fn kroon_points(&self) -> Option<u32> {
-        match self.result {
-            GameResult::Unknown => None,
-            GameResult::Draw => Some(1),
-            r if r == GameResult::win(self.kroon) => Some(2),
-            _ => Some(0),
-        }
+        self.result.map(|r| (2.0 * r.points(self.kroon)) as u32)
     }
 }
 
@@ -267,7 +232,7 @@ impl fmt::Display for GameRecord {
             self.number,
             self.white,
             self.black,
-            self.result.pdn(),
+            pdn_result(self.result),
             self.termination,
             if moves == 1 { "" } else { "s" }
         )
@@ -1038,10 +1003,12 @@ where
             let event = if t.our_turn() {
                 if let Some(outcome) = outcome {
                     let (result, why) = rules_result(&t.game, outcome);
-                    return self.end_by_us(t, result, why, None).await;
+                    return self.end_by_us(t, Some(result), why, None).await;
                 }
                 if let Some((result, text)) = t.adjudication(&self.cfg.name) {
-                    return self.end_by_us(t, result, text.clone(), Some(text)).await;
+                    return self
+                        .end_by_us(t, Some(result), text.clone(), Some(text))
+                        .await;
                 }
                 match self.think(&mut t).await? {
                     None => continue,
@@ -1058,7 +1025,7 @@ where
                         Some(outcome) => {
                             let (result, why) = rules_result(&t.game, outcome);
                             debug!("no game end from the peer: sending it");
-                            return self.end_by_us(t, result, why, None).await;
+                            return self.end_by_us(t, Some(result), why, None).await;
                         }
                         None => {
                             warn!(
@@ -1079,7 +1046,7 @@ where
                     if let Some(outcome) = outcome {
                         let (result, why) = rules_result(&t.game, outcome);
                         let chat = format!("move {} after the end: {why}", dxp_move_text(&m));
-                        return self.end_by_us(t, result, why, Some(chat)).await;
+                        return self.end_by_us(t, Some(result), why, Some(chat)).await;
                     }
                     if t.our_turn() {
                         let why = format!(
@@ -1123,7 +1090,7 @@ where
                 InGame::Closed => {
                     if let Some(outcome) = outcome {
                         let (result, why) = rules_result(&t.game, outcome);
-                        self.record(&t, result, why);
+                        self.record(&t, Some(result), why);
                         return Ok(After::Closed);
                     }
                     warn!(
@@ -1260,7 +1227,7 @@ where
         }
     }
 
-    fn record(&mut self, t: &Table, result: GameResult, termination: String) {
+    fn record(&mut self, t: &Table, result: Option<GameResult>, termination: String) {
         let (white, black) = match t.kroon {
             Colour::White => (self.cfg.name.clone(), self.peer.clone()),
             Colour::Black => (self.peer.clone(), self.cfg.name.clone()),
@@ -1286,8 +1253,7 @@ where
     async fn end_illegal(&mut self, t: Table, why: String) -> Result<After, SessionError> {
         warn!(game = t.number, "{why}: ending the game");
         let chat = format!("{why}; game over");
-        self.end_by_us(t, GameResult::Unknown, why, Some(chat))
-            .await
+        self.end_by_us(t, None, why, Some(chat)).await
     }
 
     /// Kroon ends the game: a chat if any, the game end, the record, then a short wait for the
@@ -1295,7 +1261,7 @@ where
     async fn end_by_us(
         &mut self,
         t: Table,
-        result: GameResult,
+        result: Option<GameResult>,
         why: String,
         chat: Option<String>,
     ) -> Result<After, SessionError> {
@@ -1304,7 +1270,7 @@ where
         }
         let stop = self.our_stop(t.number);
         self.send(Dxp::GameEnd(GameEnd {
-            reason: result.reason_for(t.kroon),
+            reason: end_reason(result, t.kroon),
             stop,
         }))
         .await?;
@@ -1350,9 +1316,12 @@ where
         }))
         .await?;
         let (result, why) = match t.game.outcome() {
-            Some(outcome) => rules_result(&t.game, outcome),
+            Some(outcome) => {
+                let (result, why) = rules_result(&t.game, outcome);
+                (Some(result), why)
+            }
             None => {
-                let result = GameResult::from_reason(e.reason, !t.kroon);
+                let result = reason_result(e.reason, !t.kroon);
                 let said = match e.reason {
                     EndReason::Unknown => "without a result",
                     EndReason::SenderLoses => "as a loss for itself",

@@ -195,7 +195,7 @@ async fn accepts_a_game_and_answers_a_game_end() {
     assert_eq!(records.len(), 1);
     let r = &records[0];
     assert_eq!((r.white.as_str(), r.black.as_str()), ("Kroon", "Peer"));
-    assert_eq!(r.result, GameResult::WhiteWins);
+    assert_eq!(r.result, Some(GameResult::WhiteWins));
     assert_eq!(r.moves.len(), 3);
     assert_eq!(r.kroon_points(), Some(2));
     assert!(
@@ -256,7 +256,7 @@ async fn game_request_during_a_game_abandons_it() {
     assert_eq!(end.unwrap(), SessionEnd::PeerStopped);
     assert_eq!(records.len(), 1, "the abandoned game is not recorded");
     assert_eq!(records[0].number, 1);
-    assert_eq!(records[0].result, GameResult::Draw);
+    assert_eq!(records[0].result, Some(GameResult::Draw));
 }
 
 // ---- moves ------------------------------------------------------------------------------------
@@ -289,7 +289,7 @@ async fn illegal_move_gets_a_chat_and_a_game_end() {
     // The script closed without answering the second game end: Kroon stops waiting and leaves.
     assert!(matches!(end, Ok(SessionEnd::PeerClosed)), "{end:?}");
     assert_eq!(records.len(), 2);
-    assert!(records.iter().all(|r| r.result == GameResult::Unknown));
+    assert!(records.iter().all(|r| r.result.is_none()));
     assert!(records[0].termination.contains("illegal move 32-29"));
 }
 
@@ -412,7 +412,7 @@ async fn game_end_while_thinking_is_answered() {
     })
     .await;
     assert_eq!(end.unwrap(), SessionEnd::PeerClosed);
-    assert_eq!(records[0].result, GameResult::Draw);
+    assert_eq!(records[0].result, Some(GameResult::Draw));
     assert!(records[0].moves.is_empty());
 }
 
@@ -429,7 +429,7 @@ async fn no_legal_move_loses() {
     })
     .await;
     assert_eq!(end.unwrap(), SessionEnd::PeerStopped);
-    assert_eq!(records[0].result, GameResult::BlackWins);
+    assert_eq!(records[0].result, Some(GameResult::BlackWins));
     assert_eq!(records[0].termination, "White has no legal move");
     assert_eq!(player.searches, 0);
 }
@@ -448,7 +448,7 @@ async fn winning_move_then_game_end_when_the_peer_is_silent() {
     })
     .await;
     assert_eq!(end.unwrap(), SessionEnd::PeerClosed);
-    assert_eq!(records[0].result, GameResult::WhiteWins);
+    assert_eq!(records[0].result, Some(GameResult::WhiteWins));
     assert_eq!(records[0].termination, "Black has no legal move");
 }
 
@@ -490,7 +490,7 @@ async fn draw_rules_end_the_game() {
         "{}",
         r.termination
     );
-    assert_eq!(r.result, GameResult::Draw);
+    assert_eq!(r.result, Some(GameResult::Draw));
     assert_eq!(r.moves.len(), 10);
 }
 
@@ -516,7 +516,7 @@ async fn move_count_reached_is_adjudicated_by_the_last_score() {
     })
     .await;
     assert_eq!(end.unwrap(), SessionEnd::PeerStopped);
-    assert_eq!(records[0].result, GameResult::WhiteWins);
+    assert_eq!(records[0].result, Some(GameResult::WhiteWins));
     assert_eq!(records[0].moves.len(), 4);
 }
 
@@ -644,7 +644,7 @@ async fn unreadable_message_mid_game_ends_the_game() {
     })
     .await;
     assert_eq!(end.unwrap(), SessionEnd::PeerStopped);
-    assert_eq!(records[0].result, GameResult::Unknown);
+    assert_eq!(records[0].result, None);
 }
 
 #[tokio::test]
@@ -718,7 +718,7 @@ async fn plays_with_the_search_engine() {
     .await;
     assert_eq!(end.unwrap(), SessionEnd::PeerStopped);
     assert_eq!(records[0].moves.len(), 9);
-    assert_eq!(records[0].result, GameResult::Unknown);
+    assert_eq!(records[0].result, None);
 }
 
 // ---- clock and helpers ------------------------------------------------------------------------
@@ -761,15 +761,15 @@ fn clock_limits_never_exceed_the_time_left() {
 fn reasons_and_results() {
     use EndReason::*;
     for (result, white_says, black_says) in [
-        (GameResult::WhiteWins, SenderWins, SenderLoses),
-        (GameResult::BlackWins, SenderLoses, SenderWins),
-        (GameResult::Draw, Draw, Draw),
-        (GameResult::Unknown, Unknown, Unknown),
+        (Some(GameResult::WhiteWins), SenderWins, SenderLoses),
+        (Some(GameResult::BlackWins), SenderLoses, SenderWins),
+        (Some(GameResult::Draw), Draw, Draw),
+        (None, Unknown, Unknown),
     ] {
-        assert_eq!(result.reason_for(Colour::White), white_says);
-        assert_eq!(result.reason_for(Colour::Black), black_says);
-        assert_eq!(GameResult::from_reason(white_says, Colour::White), result);
-        assert_eq!(GameResult::from_reason(black_says, Colour::Black), result);
+        assert_eq!(end_reason(result, Colour::White), white_says);
+        assert_eq!(end_reason(result, Colour::Black), black_says);
+        assert_eq!(reason_result(white_says, Colour::White), result);
+        assert_eq!(reason_result(black_says, Colour::Black), result);
     }
 }
 
