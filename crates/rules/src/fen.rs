@@ -2,7 +2,9 @@
 //! and the DXP board string (one char per field, `w`/`z` men, `W`/`Z` kings, `e` empty).
 
 use crate::bitboard::Bitboard;
-use crate::naming::{parse_square, range_index, side_called, square_name, Numbering};
+use crate::naming::{
+    looks_like_square, parse_square, range_index, side_called, square_name, Numbering,
+};
 use crate::position::{Colour, Position};
 use crate::square::Square;
 use crate::variant::Variant;
@@ -107,10 +109,7 @@ fn parse_one(s: &str, variant: Variant) -> Result<Square, FenError> {
     if let Some(sq) = parse_square(variant, t) {
         return Ok(sq);
     }
-    let digits = t
-        .strip_prefix(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(t);
-    if !digits.is_empty() && digits.len() <= 3 && digits.bytes().all(|b| b.is_ascii_digit()) {
+    if looks_like_square(t) {
         Err(FenError::NoSuchSquare(t.to_owned()))
     } else {
         Err(FenError::BadField(t.to_owned()))

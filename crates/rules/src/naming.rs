@@ -86,6 +86,15 @@ pub fn square_name(v: Variant, sq: Square) -> String {
     }
 }
 
+/// Whether `text` has the shape of a square name (a field number, or a letter and a rank) whether
+/// or not the board has that square: naming a missing square is not a syntax error.
+pub(crate) fn looks_like_square(text: &str) -> bool {
+    let digits = text
+        .strip_prefix(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(text);
+    (1..=3).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Reads a square: a field number in any variant, or an algebraic name (`c3`, `C3`) in a variant
 /// that uses them. `None` for anything that is no square of the board.
 #[must_use]

@@ -3,7 +3,7 @@
 //! against the legal moves of the position.
 
 use crate::mv::Move;
-use crate::naming::{parse_square, square_name, Numbering};
+use crate::naming::{looks_like_square, parse_square, square_name, Numbering};
 use crate::position::Position;
 use crate::square::Square;
 use crate::variant::Variant;
@@ -91,14 +91,6 @@ impl MoveText {
             && mv.from == self.squares[0]
             && self.squares.last() == Some(&mv.to)
     }
-}
-
-/// A field number or a letter and a rank: a square name, whether or not the board has it.
-fn looks_like_square(part: &str) -> bool {
-    let digits = part
-        .strip_prefix(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(part);
-    (1..=2).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Reads a move in `pos` in the variant's names: from, to and captured squares first, then (for
