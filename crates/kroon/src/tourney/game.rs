@@ -5,13 +5,17 @@
 use super::openings::Opening;
 use super::player::{EndForEngine, FailKind, Failure, Player, Turn};
 use super::spec::TimeControl;
-use kroon_rules::{parse_hub_move, side_name, Colour, DrawReason, Game, GameResult, Move, Outcome};
+use kroon_rules::{
+    parse_hub_move, side_name, Colour, DrawReason, Game, GameResult, Move, Outcome, Variant,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Adjudication and timing settings shared by every game.
 #[derive(Clone, Debug)]
 pub struct Settings {
+    /// The variant, for the names of the sides.
+    pub variant: Variant,
     /// The time control.
     pub tc: TimeControl,
     /// Allowed overrun of the clock before a move counts as late.
@@ -110,13 +114,6 @@ pub struct Played {
     pub lines: Vec<String>,
 }
 
-fn colour_name(c: Colour) -> &'static str {
-    match c {
-        Colour::White => "White",
-        Colour::Black => "Black",
-    }
-}
-
 /// How long to wait past a timed move's limit before calling the engine hung rather than late:
 /// as long as the move itself, between 1 and 10 seconds.
 fn grace(allowed: Duration) -> Duration {
@@ -144,7 +141,7 @@ fn adjudicate(
                             Termination::AdjudicatedWin,
                             format!(
                                 "{} wins by adjudication: both engines scored it at least {limit} for {n} plies",
-                                colour_name(side)
+                                side_name(s.variant, side)
                             ),
                         ));
                     }
@@ -279,7 +276,7 @@ fn run<'p>(
             Termination::Failure(f.kind),
             format!(
                 "{} loses: {}: {}",
-                colour_name(side),
+                side_name(s.variant, side),
                 f.kind.tag(),
                 f.message
             ),
@@ -421,6 +418,7 @@ mod tests {
 
     fn settings() -> Settings {
         Settings {
+            variant: Variant::International,
             tc: TimeControl::Depth(1),
             margin: Duration::ZERO,
             timeout: Duration::from_secs(1),
@@ -468,6 +466,13 @@ mod tests {
             &s,
         );
         assert_eq!(black.map(|w| w.0), Some(GameResult::BlackWins));
+        // In English checkers the side that moves first is called Black.
+        let english = Settings {
+            variant: Variant::English,
+            ..settings()
+        };
+        let first = adjudicate(&notes(&[Some(3.0); 4]), 10, &english);
+        assert!(first.is_some_and(|w| w.2.starts_with("Black wins by adjudication")));
         // One engine disagrees, or stays silent: no adjudication.
         assert!(adjudicate(
             &notes(&[Some(3.0), Some(3.0), Some(-3.0), Some(3.0)]),

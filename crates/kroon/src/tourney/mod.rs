@@ -268,6 +268,7 @@ fn plan(engines: &[Vec<String>], args: MatchOpts, config: &Config) -> Result<Pla
         bail!("--adjudicate-draw-plies must be at least 2, so that both engines agree");
     }
     let settings = game::Settings {
+        variant,
         tc,
         margin: Duration::from_millis(args.margin_ms),
         timeout: spec::duration(args.timeout, "--timeout")?,

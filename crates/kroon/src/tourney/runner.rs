@@ -14,8 +14,7 @@ use super::spec::EngineKind;
 use super::stats::Decision;
 use super::Plan;
 use anyhow::{bail, Result};
-use kroon_rules::Colour;
-use kroon_rules::GameResult;
+use kroon_rules::{side_name, Colour, GameResult, Variant};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Mutex, PoisonError};
@@ -196,11 +195,8 @@ fn count_failures(shared: &Shared<'_>, job: &Job, played: &Played) -> Option<Str
 }
 
 /// A game lost before it began, by the engine playing `side`.
-fn forfeit(side: Colour, f: Failure) -> Played {
-    let who = match side {
-        Colour::White => "White",
-        Colour::Black => "Black",
-    };
+fn forfeit(variant: Variant, side: Colour, f: Failure) -> Played {
+    let who = side_name(variant, side);
     Played {
         moves: Vec::new(),
         notes: Vec::new(),
@@ -219,7 +215,7 @@ fn play_job(shared: &Shared<'_>, job: &Job, pool: &mut [Option<HubEngine>]) -> O
         if let (Some(launch), None) = (&shared.hub[engine], &pool[engine]) {
             match HubEngine::start(launch) {
                 Ok(h) => pool[engine] = Some(h),
-                Err(f) => return Some(forfeit(side, f)),
+                Err(f) => return Some(forfeit(plan.variant, side, f)),
             }
         }
     }
