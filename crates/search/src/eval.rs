@@ -29,6 +29,10 @@ pub struct Weights {
     pub king_mobility: i32,
     /// A man with a friendly man behind it on each side (solid chain).
     pub support: i32,
+    /// An outpost: a man on the first row of the opponent's half, off the edges, with at least two
+    /// friendly men in the two rows behind it that could back it and no more enemy men in the two
+    /// rows ahead that could attack it.
+    pub outpost: i32,
 }
 
 /// The weights Kroon plays with.
@@ -43,6 +47,7 @@ pub const WEIGHTS: Weights = Weights {
     runaway_step: 12,
     king_mobility: 2,
     support: 3,
+    outpost: 10,
 };
 
 /// Per-square data for one side of a 10x10 board: White's tables, and Black's built on the
@@ -55,6 +60,12 @@ struct Tables {
     centre: u64,
     left_wing: u64,
     guards: u64,
+    /// The first row of the opponent's half without the side columns: where a man is an outpost.
+    outposts: u64,
+    /// The squares of the two rows behind a square, within its backward diagonals (its backers).
+    rear: [u64; 64],
+    /// The squares of the two rows ahead of a square, within its forward diagonals (its attackers).
+    front: [u64; 64],
     /// Directions of the side's forward moves, then of its backward ones.
     forward: [usize; 2],
     backward: [usize; 2],
@@ -77,6 +88,9 @@ const fn build_tables(g: &Geometry, mirrored: bool) -> Tables {
         centre: 0,
         left_wing: 0,
         guards: 0,
+        outposts: 0,
+        rear: [0; 64],
+        front: [0; 64],
         forward: if mirrored { [2, 3] } else { [0, 1] },
         backward: if mirrored { [0, 1] } else { [2, 3] },
     };
@@ -94,6 +108,12 @@ const fn build_tables(g: &Geometry, mirrored: bool) -> Tables {
                     let dc = if c2 > c { c2 - c } else { c - c2 };
                     if r2 < r && dc <= r - r2 {
                         cone |= 1 << s2;
+                        if r - r2 <= 2 {
+                            t.front[sq] |= 1 << s2;
+                        }
+                    }
+                    if r2 > r && r2 - r <= 2 && dc <= r2 - r {
+                        t.rear[sq] |= 1 << s2;
                     }
                 }
                 s2 += 1;
@@ -101,6 +121,9 @@ const fn build_tables(g: &Geometry, mirrored: bool) -> Tables {
             t.cone[sq] = cone;
             if r >= n / 2 - 1 && r <= n / 2 && c >= 2 && c <= n - 3 {
                 t.centre |= 1 << sq;
+            }
+            if r == n / 2 - 1 && c >= 1 && c <= n - 2 {
+                t.outposts |= 1 << sq;
             }
             if c < n / 2 {
                 t.left_wing |= 1 << sq;
@@ -155,6 +178,13 @@ fn side_score(g: &Geometry, t: &Tables, s: &Side, w: &Weights, phase: i32) -> i3
     // A man covered from behind on both sides cannot be taken from the front.
     let covered = g.shift(s.men, t.forward[0]) & g.shift(s.men, t.forward[1]);
     score += (s.men & covered).count() as i32 * w.support;
+    for sq in s.men & Bitboard(t.outposts) {
+        let i = usize::from(sq.index());
+        let backers = (s.men & Bitboard(t.rear[i])).count();
+        if backers >= 2 && backers >= (s.opp_men & Bitboard(t.front[i])).count() {
+            score += w.outpost;
+        }
+    }
     if s.opp_kings.is_empty() {
         let opp = s.opp_men.0;
         let mut best = 0;
@@ -280,6 +310,41 @@ mod tests {
         assert_eq!(evaluate(&Position::initial(Variant::International)), 0);
         let up = parse_fen("W:W31-50:B1-19", Variant::International).unwrap();
         assert!(evaluate(&up) > 60, "{}", evaluate(&up));
+    }
+
+    /// White's outpost score in `fen`, in units of the outpost weight.
+    fn outposts(fen: &str) -> i32 {
+        let pos = parse_fen(fen, Variant::International).unwrap();
+        let g = pos.variant().geometry();
+        let (white, black) = (pos.pieces(Colour::White), pos.pieces(Colour::Black));
+        let side = Side {
+            men: white & !pos.kings(),
+            kings: white & pos.kings(),
+            opp_men: black & !pos.kings(),
+            opp_kings: black & pos.kings(),
+        };
+        let without = Weights {
+            outpost: 0,
+            ..WEIGHTS
+        };
+        (side_score(g, &TEN[0], &side, &WEIGHTS, 0) - side_score(g, &TEN[0], &side, &without, 0))
+            / WEIGHTS.outpost
+    }
+
+    #[test]
+    fn outposts_are_backed_men_past_the_middle() {
+        // 24 backed by 29, 30 and 34 against 19 and 13: an outpost.
+        assert_eq!(outposts("W:W24,29,30,34:B13,19"), 1);
+        // Two backers against three attackers: not one.
+        assert_eq!(outposts("W:W24,29,30:B13,14,19"), 0);
+        // One backer is not enough, even unopposed.
+        assert_eq!(outposts("W:W24,30:B1"), 0);
+        // 23 and 24 each backed by 28/29 and 29/30: two outposts.
+        assert_eq!(outposts("W:W23,24,28,29,30:B1"), 2);
+        // Deeper than the first row of Black's half (19), or on the edge (25): not outposts.
+        assert_eq!(outposts("W:W19,23,24,25,30:B1"), 0);
+        // Black's outpost on 27 (backed by 21 and 22) is one for Black, not White.
+        assert_eq!(outposts("W:W45:B21,22,27"), 0);
     }
 
     #[test]
