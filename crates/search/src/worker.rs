@@ -395,7 +395,7 @@ impl<'a> Worker<'a> {
             let mut d = depth - 1 + ext;
             let mut reduction = 0;
             if depth >= 3 && i >= 3 && quiet && !pv_node && self.killers[ply][0] != mv.key() {
-                reduction = 1 + i32::from(i >= 8 && depth >= 5);
+                reduction = 1 + i32::from(i >= 6 && depth >= 4) + i32::from(i >= 12 && depth >= 6);
             }
             let score = if i == 0 {
                 self.search(&child, d, -beta, -alpha, ply + 1).map(|s| -s)
