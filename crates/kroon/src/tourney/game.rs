@@ -45,10 +45,10 @@ pub struct ScoreDraw {
 
 /// How a result looks to the engine that played `c`.
 fn for_engine(result: GameResult, c: Colour) -> EndForEngine {
-    match result.points(c) {
-        p if p > 0.75 => EndForEngine::Win,
-        p if p < 0.25 => EndForEngine::Loss,
-        _ => EndForEngine::Draw,
+    match result {
+        GameResult::Draw => EndForEngine::Draw,
+        r if r == GameResult::win(c) => EndForEngine::Win,
+        _ => EndForEngine::Loss,
     }
 }
 

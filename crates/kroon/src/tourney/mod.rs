@@ -182,7 +182,6 @@ pub struct MatchOpts {
 #[derive(Debug)]
 pub(crate) struct Plan {
     pub engines: Vec<spec::EngineSpec>,
-    pub variant: Variant,
     pub openings: Vec<openings::Opening>,
     pub settings: game::Settings,
     pub startup: Duration,
@@ -309,7 +308,6 @@ fn plan(engines: &[Vec<String>], args: MatchOpts, config: &Config) -> Result<Pla
     }
     Ok(Plan {
         engines,
-        variant,
         openings,
         settings,
         startup: spec::duration(args.startup_timeout, "--startup-timeout")?,

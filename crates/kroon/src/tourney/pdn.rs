@@ -3,8 +3,7 @@
 
 use super::game::{MoveNote, Played};
 use super::openings::Opening;
-use kroon_rules::GameResult;
-use kroon_rules::{side_called, write_pdn, Colour, Move, PdnGame};
+use kroon_rules::{side_called, write_pdn, Colour, GameResult, Move, PdnGame};
 
 /// What the PDN header needs besides the game.
 #[derive(Clone, Debug)]

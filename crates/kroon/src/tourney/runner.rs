@@ -80,7 +80,7 @@ pub fn run(plan: &Plan) -> Result<()> {
                     argv: argv.clone(),
                     dir: dir.clone(),
                     options: options.clone(),
-                    variant: plan.variant,
+                    variant: plan.settings.variant,
                     startup: plan.startup,
                 }),
                 EngineKind::Dxp { .. } => None,
@@ -215,7 +215,7 @@ fn play_job(shared: &Shared<'_>, job: &Job, pool: &mut [Option<HubEngine>]) -> O
         if let (Some(launch), None) = (&shared.hub[engine], &pool[engine]) {
             match HubEngine::start(launch) {
                 Ok(h) => pool[engine] = Some(h),
-                Err(f) => return Some(forfeit(plan.variant, side, f)),
+                Err(f) => return Some(forfeit(plan.settings.variant, side, f)),
             }
         }
     }

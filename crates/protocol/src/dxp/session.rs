@@ -218,7 +218,11 @@ impl GameRecord {
     /// Kroon's points in draughts scoring (2 win, 1 draw, 0 loss); `None` for an unknown result.
     #[must_use]
     pub fn kroon_points(&self) -> Option<u32> {
-        self.result.map(|r| (2.0 * r.points(self.kroon)) as u32)
+        self.result.map(|r| match r {
+            GameResult::Draw => 1,
+            r if r == GameResult::win(self.kroon) => 2,
+            _ => 0,
+        })
     }
 }
 
