@@ -13,7 +13,8 @@
 #       several tests can run at once; a game repeats exactly, so the openings are the 640 of
 #       scripts/openings/ab-openings.txt (1280 distinct games).
 #   -a  a Hub option for A only, as `option.NAME=VALUE` (repeatable)
-#   anything after -- goes to `kroon match`, e.g. -- --sprt "elo0=-10 elo1=10".
+#   anything after -- goes to `kroon match` and overrides the defaults below, e.g.
+#   -- --sprt "elo0=-10 elo1=10", or -- --adjudicate-score 99 to play won endings out.
 # Games are adjudicated (both engines agree on +-3 men for 6 plies, or on a draw for 20 plies after
 # ply 80) so that the clock goes to the positions that decide the result.
 set -euo pipefail
@@ -31,11 +32,11 @@ while getopts "n:t:N:c:a:h" opt; do
         N) nodes=$OPTARG ;;
         c) concurrency=$OPTARG ;;
         a) a_options+=("$OPTARG") ;;
-        *) sed -n '2,18p' "$0"; exit 2 ;;
+        *) sed -n '2,19p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[[ $# -ge 1 ]] || { sed -n '2,18p' "$0"; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,19p' "$0"; exit 2; }
 if [[ $1 == none ]]; then
     patch=none
     name=B

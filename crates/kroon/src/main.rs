@@ -31,7 +31,9 @@ use std::time::{Duration, Instant};
 #[command(
     name = "kroon",
     version,
-    about = "Kroon, a draughts engine (Hub, DXP, analysis, perft)"
+    about = "Kroon, a draughts engine (Hub, DXP, analysis, perft)",
+    // A flag given twice takes its last value, so wrapper scripts can override their defaults.
+    args_override_self = true
 )]
 struct Cli {
     /// Settings file (TOML) overriding the embedded engine.toml.
