@@ -475,7 +475,8 @@ impl<'a> Worker<'a> {
         Ok(best)
     }
 
-    /// Captures are forced, so a position with one is never scored as quiet: search them all.
+    /// Captures are forced, so a position with one is never scored as quiet: search them all. A
+    /// quiet position stands pat or, if that does not cut, tries the moves that crown a man.
     fn quiesce(
         &mut self,
         pos: &Position,
@@ -485,11 +486,20 @@ impl<'a> Worker<'a> {
         ply: usize,
     ) -> Res {
         self.seldepth = self.seldepth.max(ply as u32);
-        if !list[0].is_capture() {
-            return Ok(evaluate(pos));
-        }
         let mut best = -INF;
+        let quiet = !list[0].is_capture();
+        if quiet {
+            // Standing pat, unless a man can crown: that gain is too large to leave to the horizon.
+            best = evaluate(pos);
+            if best >= beta {
+                return Ok(best);
+            }
+            alpha = alpha.max(best);
+        }
         for mv in list {
+            if quiet && !mv.promotes {
+                continue;
+            }
             let child = pos.play(mv);
             self.enter(pos, mv, &child, ply);
             let r = self.qsearch(&child, -beta, -alpha, ply + 1);
@@ -522,9 +532,6 @@ impl<'a> Worker<'a> {
         movegen::generate(pos, &mut list);
         let r = if list.is_empty() {
             Ok(self.no_moves_score(ply))
-        } else if !list[0].is_capture() {
-            let stand = evaluate(pos);
-            Ok(stand)
         } else {
             self.quiesce(pos, &list, alpha, beta, ply)
         };

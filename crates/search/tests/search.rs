@@ -221,3 +221,15 @@ fn the_fastest_win_is_taken() {
     );
     assert!(r.best.is_none());
 }
+
+#[test]
+fn a_crowning_at_the_horizon_is_seen() {
+    // Black's king cannot stop the man on 8 from crowning next move. One ply deep, the crowning
+    // falls past the horizon: the search must still see king against king, not a king against a man.
+    let engine = Engine::new(1, 8);
+    let r = engine.search(
+        &SearchRequest::position(fen("B:W8:BK46"), Limits::Depth(1)),
+        &|_| {},
+    );
+    assert!(r.score.abs() < 50, "{}", r.score);
+}
