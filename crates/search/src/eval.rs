@@ -246,13 +246,17 @@ pub fn evaluate(pos: &Position) -> i32 {
     };
     let mut score = side_score(g, &tables[0], &white_side, w, phase)
         - side_score(g, &tables[1], &black_side, w, phase);
-    // Kings against a lone king, or a king against a few men, rarely win: pull toward a draw.
+    // Kings against a lone king, or a king against a few men, rarely win: pull toward a draw. Not
+    // with short kings (English), where a few kings do beat a lone one.
     let (wk, bk) = ((white & kings).count(), (black & kings).count());
-    if (wk > 0
+    let (fewest, most) = (
+        white.count().min(black.count()),
+        white.count().max(black.count()),
+    );
+    if variant != Variant::English
+        && wk > 0
         && bk > 0
-        && white.count().min(black.count()) == 1
-        && white.count().max(black.count()) <= 3)
-        || (wk > 0 && bk > 0 && white.count().abs_diff(black.count()) <= 1 && pieces <= 6)
+        && ((fewest == 1 && most <= 3) || (most - fewest <= 1 && pieces <= 6))
     {
         score /= 8;
     }
@@ -345,6 +349,16 @@ mod tests {
         assert_eq!(outposts("W:W19,23,24,25,30:B1"), 0);
         // Black's outpost on 27 (backed by 21 and 22) is one for Black, not White.
         assert_eq!(outposts("W:W45:B21,22,27"), 0);
+    }
+
+    #[test]
+    fn two_kings_against_one_count_only_with_short_kings() {
+        // With flying kings two kings cannot catch a third: little more than level.
+        let flying = parse_fen("W:WK1,K2:BK50", Variant::International).unwrap();
+        assert!(evaluate(&flying).abs() < 60, "{}", evaluate(&flying));
+        // In English draughts they win: the full material edge stays.
+        let short = parse_fen("W:WK1,K2:BK32", Variant::English).unwrap();
+        assert!(evaluate(&short) > 120, "{}", evaluate(&short));
     }
 
     #[test]
