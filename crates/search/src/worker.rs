@@ -71,6 +71,8 @@ pub struct Worker<'a> {
     history: Box<[[i32; 4096]; 2]>,
     pv: Vec<Vec<Move>>,
     variant: Variant,
+    /// Inside a probe-cut search, which does not probe again.
+    probing: bool,
 }
 
 impl<'a> Worker<'a> {
@@ -90,6 +92,7 @@ impl<'a> Worker<'a> {
             history: Box::new([[0; 4096]; 2]),
             pv: vec![Vec::new(); MAX_PLY + 2],
             variant: Variant::International,
+            probing: false,
         }
     }
 
@@ -378,6 +381,25 @@ impl<'a> Worker<'a> {
         if !pv_node && !forced && depth <= 3 && !is_decisive(beta) && eval - 120 * depth >= beta {
             self.lists[ply] = list;
             return Ok(eval);
+        }
+        // Probe cut: if a much shallower search of this position clears beta by a margin, the full
+        // one would too. No probe runs inside another, so the cuts never stack.
+        if !pv_node && !self.probing && depth >= 3 && !is_decisive(beta) {
+            let probe_beta = beta + 5 * depth;
+            self.probing = true;
+            let r = self.search(pos, depth * 2 / 5, probe_beta - 1, probe_beta, ply);
+            self.probing = false;
+            match r {
+                Ok(s) if s >= probe_beta => {
+                    self.lists[ply] = list;
+                    return Ok(s - 5 * depth);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    self.lists[ply] = list;
+                    return Err(e);
+                }
+            }
         }
         self.order(pos, &list, tt_move, ply);
         // A single legal move costs nothing to look at more deeply.
