@@ -82,14 +82,20 @@ impl GameResult {
         }
     }
 
+    /// The score of `side` in draughts points: 2 for a win, 1 for a draw, 0 for a loss.
+    #[must_use]
+    pub fn draughts_points(self, side: Colour) -> u32 {
+        match self {
+            GameResult::Draw => 1,
+            r if r == GameResult::win(side) => 2,
+            _ => 0,
+        }
+    }
+
     /// The score of `side` as a fraction: 1, ½ or 0.
     #[must_use]
     pub fn points(self, side: Colour) -> f64 {
-        match self {
-            GameResult::Draw => 0.5,
-            r if r == GameResult::win(side) => 1.0,
-            _ => 0.0,
-        }
+        f64::from(self.draughts_points(side)) / 2.0
     }
 }
 

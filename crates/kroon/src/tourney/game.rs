@@ -45,9 +45,9 @@ pub struct ScoreDraw {
 
 /// How a result looks to the engine that played `c`.
 fn for_engine(result: GameResult, c: Colour) -> EndForEngine {
-    match result {
-        GameResult::Draw => EndForEngine::Draw,
-        r if r == GameResult::win(c) => EndForEngine::Win,
+    match result.draughts_points(c) {
+        2 => EndForEngine::Win,
+        1 => EndForEngine::Draw,
         _ => EndForEngine::Loss,
     }
 }

@@ -89,7 +89,7 @@ impl Tally {
         };
         let pair = &mut self.per_pair[job.pair];
         count(&mut pair.wdl, result.points(a_colour));
-        let half = (result.points(a_colour) * 2.0).round() as usize;
+        let half = result.draughts_points(a_colour) as usize;
         match pair.open.remove(&job.round) {
             Some(first) => pair.penta.add(first + half),
             None => {

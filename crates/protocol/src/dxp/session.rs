@@ -162,10 +162,10 @@ impl SessionConfig {
 
 /// The game end reason for `result` (`None`: not known) in a message sent by `sender`.
 fn end_reason(result: Option<GameResult>, sender: Colour) -> EndReason {
-    match result {
+    match result.map(|r| r.draughts_points(sender)) {
         None => EndReason::Unknown,
-        Some(GameResult::Draw) => EndReason::Draw,
-        Some(r) if r == GameResult::win(sender) => EndReason::SenderWins,
+        Some(2) => EndReason::SenderWins,
+        Some(1) => EndReason::Draw,
         Some(_) => EndReason::SenderLoses,
     }
 }
@@ -218,11 +218,7 @@ impl GameRecord {
     /// Kroon's points in draughts scoring (2 win, 1 draw, 0 loss); `None` for an unknown result.
     #[must_use]
     pub fn kroon_points(&self) -> Option<u32> {
-        self.result.map(|r| match r {
-            GameResult::Draw => 1,
-            r if r == GameResult::win(self.kroon) => 2,
-            _ => 0,
-        })
+        self.result.map(|r| r.draughts_points(self.kroon))
     }
 }
 
