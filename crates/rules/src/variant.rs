@@ -189,6 +189,12 @@ impl Variant {
         }
     }
 
+    /// Whether kings move and capture over any distance (all but English draughts).
+    #[must_use]
+    pub fn kings_fly(self) -> bool {
+        crate::with_rules!(self, R => R::FLYING_KINGS)
+    }
+
     /// The variant's name as Hub (Scan) spells it.
     #[must_use]
     pub fn hub_name(self) -> &'static str {

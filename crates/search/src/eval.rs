@@ -215,7 +215,7 @@ pub fn evaluate(pos: &Position) -> i32 {
     let variant = pos.variant();
     let g = variant.geometry();
     let short_kings;
-    let w = if variant == Variant::English {
+    let w = if !variant.kings_fly() {
         // A king that moves one square at a time is worth much less.
         short_kings = Weights {
             king: 150,
@@ -246,14 +246,14 @@ pub fn evaluate(pos: &Position) -> i32 {
     };
     let mut score = side_score(g, &tables[0], &white_side, w, phase)
         - side_score(g, &tables[1], &black_side, w, phase);
-    // Kings against a lone king, or a king against a few men, rarely win: pull toward a draw. Not
-    // with short kings (English), where a few kings do beat a lone one.
+    // Flying kings against a lone king, or a king against a few men, rarely win: pull toward a
+    // draw. Short kings (English) do beat a lone one.
     let (wk, bk) = ((white & kings).count(), (black & kings).count());
     let (fewest, most) = (
         white.count().min(black.count()),
         white.count().max(black.count()),
     );
-    if variant != Variant::English
+    if variant.kings_fly()
         && wk > 0
         && bk > 0
         && ((fewest == 1 && most <= 3) || (most - fewest <= 1 && pieces <= 6))
