@@ -385,19 +385,16 @@ impl<'a> Worker<'a> {
         // Probe cut: if a much shallower search of this position clears beta by a margin, the full
         // one would too. No probe runs inside another, so the cuts never stack.
         if !pv_node && !self.probing && depth >= 3 && !is_decisive(beta) {
-            let probe_beta = beta + 5 * depth;
+            let margin = 5 * depth;
+            let probe_beta = beta + margin;
             self.probing = true;
             let r = self.search(pos, depth * 2 / 5, probe_beta - 1, probe_beta, ply);
             self.probing = false;
             match r {
-                Ok(s) if s >= probe_beta => {
+                Ok(s) if s < probe_beta => {}
+                r => {
                     self.lists[ply] = list;
-                    return Ok(s - 5 * depth);
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    self.lists[ply] = list;
-                    return Err(e);
+                    return r.map(|s| s - margin);
                 }
             }
         }
