@@ -195,6 +195,12 @@ impl Variant {
         crate::with_rules!(self, R => R::FLYING_KINGS)
     }
 
+    /// Whether men capture backwards as well as forwards (all but English draughts).
+    #[must_use]
+    pub fn men_capture_backward(self) -> bool {
+        crate::with_rules!(self, R => R::MEN_CAPTURE_BACKWARD)
+    }
+
     /// The variant's name as Hub (Scan) spells it.
     #[must_use]
     pub fn hub_name(self) -> &'static str {

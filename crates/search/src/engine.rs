@@ -1,6 +1,7 @@
 //! `Engine`: owns the table and the threads, runs searches in the background, and reports typed
 //! events; it knows nothing of any protocol.
 
+use crate::eval::Eval;
 use crate::smp::{self, Shared};
 use crate::time::{Limits, TimeManager};
 use crate::worker::History;
@@ -51,6 +52,7 @@ struct Running {
 /// The engine: configure it, then `go`, `stop`, `ponder_hit`, `wait`.
 pub struct Engine {
     shared: Arc<Shared>,
+    eval: Arc<Eval>,
     threads: usize,
     hash_mib: usize,
     running: Mutex<Option<Running>>,
@@ -60,8 +62,13 @@ impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Engine(threads={}, hash={} MiB)",
-            self.threads, self.hash_mib
+            "Engine(threads={}, hash={} MiB, eval={})",
+            self.threads,
+            self.hash_mib,
+            match *self.eval {
+                Eval::Hand => "hand",
+                Eval::Learned(_) => "learned",
+            }
         )
     }
 }
@@ -73,6 +80,7 @@ impl Engine {
         let threads = threads.max(1);
         Engine {
             shared: Arc::new(Shared::new(hash_mib, threads)),
+            eval: Arc::new(Eval::default()),
             threads,
             hash_mib,
             running: Mutex::new(None),
@@ -91,6 +99,27 @@ impl Engine {
         }
     }
 
+    /// Searches from now on with `eval` (waits for a running search first). The table is cleared
+    /// when the evaluation changes, since its stored evaluations came from the old one.
+    pub fn set_eval(&mut self, eval: Eval) {
+        self.wait();
+        let same = match (&*self.eval, &eval) {
+            (Eval::Hand, Eval::Hand) => true,
+            (Eval::Learned(a), Eval::Learned(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        if !same {
+            self.eval = Arc::new(eval);
+            self.shared.tt.clear();
+        }
+    }
+
+    /// The evaluation searches use.
+    #[must_use]
+    pub fn eval(&self) -> &Eval {
+        &self.eval
+    }
+
     /// Forgets everything learnt (a new game).
     pub fn new_game(&mut self) {
         self.wait();
@@ -107,15 +136,17 @@ impl Engine {
         self.shared.stop.store(false, Ordering::Relaxed);
         let clock = Arc::new(TimeManager::new(&req.limits, req.ponder));
         let shared = Arc::clone(&self.shared);
+        let eval = Arc::clone(&self.eval);
         let threads = self.threads;
         let thread_clock = Arc::clone(&clock);
         let handle = std::thread::Builder::new()
             .name("search-main".into())
             .stack_size(16 << 20)
             .spawn(move || {
-                let result = search_blocking(&shared, &req, threads, &thread_clock, &|info| {
-                    on_event(Event::Iteration(info));
-                });
+                let result =
+                    search_blocking(&shared, &eval, &req, threads, &thread_clock, &|info| {
+                        on_event(Event::Iteration(info));
+                    });
                 on_event(Event::Done(result.clone()));
                 result
             })
@@ -155,12 +186,13 @@ impl Engine {
         self.wait();
         self.shared.stop.store(false, Ordering::Relaxed);
         let clock = TimeManager::new(&req.limits, req.ponder);
-        search_blocking(&self.shared, req, self.threads, &clock, on_info)
+        search_blocking(&self.shared, &self.eval, req, self.threads, &clock, on_info)
     }
 }
 
 fn search_blocking(
     shared: &Shared,
+    eval: &Eval,
     req: &SearchRequest,
     threads: usize,
     clock: &TimeManager,
@@ -191,7 +223,7 @@ fn search_blocking(
             pv: legal.iter().copied().collect(),
         };
     }
-    let (outcome, nodes) = smp::run(shared, &root, &history, threads, clock, report);
+    let (outcome, nodes) = smp::run(shared, eval, &root, &history, threads, clock, report);
     SearchResult {
         best: outcome.pv.first().copied(),
         ponder: outcome.pv.get(1).copied(),

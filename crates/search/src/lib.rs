@@ -11,6 +11,7 @@ pub mod tt;
 pub mod worker;
 
 pub use engine::{Engine, Event, SearchRequest};
+pub use eval::{Eval, EvalKind, Weights, WeightsError};
 pub use time::{Limits, TimeManager};
 
 use kroon_rules::Move;

@@ -1,6 +1,7 @@
 //! Lazy SMP: every thread searches the same root and shares the table; the main thread alone decides
 //! when to stop, and its result is the answer.
 
+use crate::eval::Eval;
 use crate::time::TimeManager;
 use crate::tt::Table;
 use crate::worker::{History, Outcome, Worker};
@@ -37,10 +38,11 @@ impl Shared {
     }
 }
 
-/// Searches `root` on `threads` threads (at most as many as `shared` was made for) until `clock`
+/// Searches `root` with `eval` on `threads` threads (at most as many as `shared` was made for) until `clock`
 /// says stop; `report` gets the main thread's iterations.
 pub fn run(
     shared: &Shared,
+    eval: &Eval,
     root: &Position,
     history: &History,
     threads: usize,
@@ -60,14 +62,14 @@ pub fn run(
                     .name(format!("search-{id}"))
                     .stack_size(stack)
                     .spawn_scoped(s, move || {
-                        let mut w = Worker::new(shared, id, None);
+                        let mut w = Worker::new(shared, eval, id, None);
                         w.iterate(root, history, None);
                         w.nodes()
                     })
                     .expect("spawn search thread")
             })
             .collect();
-        let mut main = Worker::new(shared, 0, Some(clock));
+        let mut main = Worker::new(shared, eval, 0, Some(clock));
         let outcome = main.iterate(root, history, Some(report));
         // While pondering, the answer waits for the ponder hit or a stop.
         while clock.pondering() && !shared.stop.load(Ordering::Relaxed) {

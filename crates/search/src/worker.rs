@@ -1,6 +1,6 @@
 //! One search thread: iterative deepening, principal-variation search and quiescence.
 
-use crate::eval::evaluate;
+use crate::eval::Eval;
 use crate::score::{from_tt, is_decisive, to_tt, INF, WIN};
 use crate::smp::Shared;
 use crate::time::TimeManager;
@@ -58,6 +58,7 @@ type Res = Result<i32, Stopped>;
 /// One search thread's state.
 pub struct Worker<'a> {
     shared: &'a Shared,
+    eval: &'a Eval,
     id: usize,
     clock: Option<&'a TimeManager>,
     nodes: u64,
@@ -77,9 +78,15 @@ pub struct Worker<'a> {
 
 impl<'a> Worker<'a> {
     /// A worker for thread `id`; only the main thread (with a clock) decides when to stop.
-    pub fn new(shared: &'a Shared, id: usize, clock: Option<&'a TimeManager>) -> Worker<'a> {
+    pub fn new(
+        shared: &'a Shared,
+        eval: &'a Eval,
+        id: usize,
+        clock: Option<&'a TimeManager>,
+    ) -> Worker<'a> {
         Worker {
             shared,
+            eval,
             id,
             clock,
             nodes: 0,
@@ -335,7 +342,7 @@ impl<'a> Worker<'a> {
             return Ok(0);
         }
         if ply >= MAX_PLY {
-            return Ok(evaluate(pos));
+            return Ok(self.eval.evaluate(pos));
         }
         // Mate-distance pruning.
         let alpha0 = alpha.max(-WIN + ply as i32);
@@ -376,7 +383,7 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        let eval = static_eval.unwrap_or_else(|| evaluate(pos));
+        let eval = static_eval.unwrap_or_else(|| self.eval.evaluate(pos));
         // Reverse futility: far above beta at low depth with nothing forced, trust the evaluation.
         if !pv_node && !forced && depth <= 3 && !is_decisive(beta) && eval - 120 * depth >= beta {
             self.lists[ply] = list;
@@ -509,7 +516,7 @@ impl<'a> Worker<'a> {
         let quiet = !list[0].is_capture();
         if quiet {
             // Standing pat, unless a man can crown: that gain is too large to leave to the horizon.
-            best = evaluate(pos);
+            best = self.eval.evaluate(pos);
             if best >= beta {
                 return Ok(best);
             }
@@ -545,7 +552,7 @@ impl<'a> Worker<'a> {
             return Ok(-WIN + ply as i32);
         }
         if ply >= MAX_PLY {
-            return Ok(evaluate(pos));
+            return Ok(self.eval.evaluate(pos));
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
         movegen::generate(pos, &mut list);

@@ -1,4 +1,4 @@
-//! Evaluation: a weighted sum of features, computed for White and, on the mirrored board, for
+//! The hand-set evaluation: a weighted sum of features, computed for White and, on the mirrored board, for
 //! Black, so it is colour-symmetric by construction. The weights are data (`Weights`) so they can be
 //! tuned apart from the code.
 

@@ -1,0 +1,141 @@
+//! Evaluation: the hand-set one (`hand`), the learned pattern one (`pattern` for its features,
+//! `weights` for their values and file format), and [`Eval`], the choice between them that an
+//! engine searches with.
+
+pub mod hand;
+pub mod pattern;
+pub mod weights;
+
+pub use weights::{Weights, WeightsError};
+
+use kroon_rules::{Position, Variant};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// The evaluation a user chooses by name: `learned` or `hand`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum EvalKind {
+    /// The pattern weights, where there are weights for the variant.
+    #[default]
+    Learned,
+    /// The hand-set evaluation.
+    Hand,
+}
+
+impl EvalKind {
+    /// Both kinds, as `param` lines and help texts list them.
+    pub const ALL: [EvalKind; 2] = [EvalKind::Learned, EvalKind::Hand];
+
+    /// The kind's name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            EvalKind::Learned => "learned",
+            EvalKind::Hand => "hand",
+        }
+    }
+
+    /// The evaluation of this kind, given the learned weights at hand (if any).
+    #[must_use]
+    pub fn with(self, learned: Option<&Arc<Weights>>) -> Eval {
+        match (self, learned) {
+            (EvalKind::Learned, Some(w)) => Eval::Learned(Arc::clone(w)),
+            _ => Eval::Hand,
+        }
+    }
+}
+
+impl fmt::Display for EvalKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An evaluation name that is neither `learned` nor `hand`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown evaluation '{0}': learned or hand")]
+pub struct UnknownEval(pub String);
+
+impl FromStr for EvalKind {
+    type Err = UnknownEval;
+    fn from_str(s: &str) -> Result<EvalKind, UnknownEval> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "learned" => Ok(EvalKind::Learned),
+            "hand" => Ok(EvalKind::Hand),
+            _ => Err(UnknownEval(s.to_owned())),
+        }
+    }
+}
+
+/// Which evaluation a search uses.
+#[derive(Clone, Debug, Default)]
+pub enum Eval {
+    /// The hand-set evaluation, for every variant.
+    #[default]
+    Hand,
+    /// Learned weights for their variant; positions of other variants get the hand evaluation.
+    Learned(Arc<Weights>),
+}
+
+impl Eval {
+    /// The evaluation of `pos` for the side to move, in centi-men.
+    #[must_use]
+    #[inline]
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        match self {
+            Eval::Learned(w) if w.variant() == pos.variant() => w.evaluate(pos),
+            _ => hand::evaluate(pos),
+        }
+    }
+
+    /// Whether positions of `variant` get learned weights.
+    #[must_use]
+    pub fn is_learned_for(&self, variant: Variant) -> bool {
+        matches!(self, Eval::Learned(w) if w.variant() == variant)
+    }
+}
+
+/// The weights files built into the binary, one per variant that has them.
+const EMBEDDED: &[&[u8]] = &[];
+
+/// The embedded weights, read once (a file that fails to read is a build defect, which a test
+/// rules out; it is left out rather than stopping the engine).
+#[must_use]
+pub fn embedded() -> Vec<Arc<Weights>> {
+    static READ: std::sync::LazyLock<Vec<Arc<Weights>>> = std::sync::LazyLock::new(|| {
+        EMBEDDED
+            .iter()
+            .filter_map(|bytes| match Weights::from_bytes(bytes) {
+                Ok(w) => Some(Arc::new(w)),
+                Err(e) => {
+                    tracing::error!("embedded weights refused: {e}");
+                    None
+                }
+            })
+            .collect()
+    });
+    READ.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_weights_read_and_cover_distinct_variants() {
+        let all = embedded();
+        assert_eq!(all.len(), EMBEDDED.len());
+        for (i, w) in all.iter().enumerate() {
+            assert!(all[..i].iter().all(|o| o.variant() != w.variant()));
+        }
+    }
+
+    #[test]
+    fn eval_kinds_parse_by_name() {
+        assert_eq!("learned".parse::<EvalKind>().unwrap(), EvalKind::Learned);
+        assert_eq!(" Hand ".parse::<EvalKind>().unwrap(), EvalKind::Hand);
+        assert!("nnue".parse::<EvalKind>().is_err());
+        assert!(matches!(EvalKind::Learned.with(None), Eval::Hand));
+    }
+}

@@ -1,0 +1,704 @@
+//! The pattern evaluation's features: which parts of a position it looks at, and the index of each
+//! in the weight table. The weights themselves, their file format and the sum are in `weights`.
+//!
+//! The board is cut into windows of 4 rows by 4 columns (8 playable squares), at every even row and
+//! column offset, so that windows overlap by two rows and two columns and every pair of
+//! neighbouring squares, diagonal or not, shares a window. On 10x10 that makes 16 windows, on 8x8
+//! nine. A window's state is one of 3^8: each square empty, an own man or an opponent man (kings
+//! count as empty here; they have features of their own). Each side scores the windows of the half
+//! of the board in front of it (rows 0-5 of its own view, where its attack meets the opponent's
+//! defence) and the opponent scores the other half the same way, on the board turned round. So every
+//! window is scored once, by one table per window and colour-swapped view, and the evaluation is
+//! colour-symmetric by construction: the other side's score is the same function of the board
+//! turned round (a bit reversal of the padded layout) with the colours swapped.
+//!
+//! Beside the windows, per side and again mirrored for the other: men; the first king and each
+//! further king; tempo (rows advanced, summed over the men); left/right skew; king squares; king
+//! mobility over safe and unsafe squares; and the runaway man that no enemy man can stop while the
+//! opponent has no king (which no window can see: the path runs the length of the board). Plus one
+//! feature for the side to move. Every feature has a middle-game and an endgame weight, blended by
+//! the number of pieces on the board.
+
+use kroon_rules::geometry::{Geometry, DOWN_LEFT, DOWN_RIGHT, OFF};
+use kroon_rules::{Bitboard, Colour, Position, Variant};
+use std::sync::LazyLock;
+
+/// Column bands and row pairs of the largest board.
+const MAX_BANDS: usize = 4;
+
+/// Squares in a window.
+pub const WINDOW_SQUARES: u32 = 8;
+/// States of a window: 3^8.
+pub const WINDOW_STATES: usize = 6561;
+
+/// The features besides kings' squares and windows, in index order.
+pub const MEN: usize = 0;
+/// A side has at least one king.
+pub const FIRST_KING: usize = 1;
+/// Each king beyond the first.
+pub const EXTRA_KINGS: usize = 2;
+/// Rows advanced, summed over a side's men.
+pub const TEMPO: usize = 3;
+/// The absolute skew of a side's men: how far their mean column is from the centre.
+pub const SKEW: usize = 4;
+/// The side to move.
+pub const TURN: usize = 5;
+/// Empty squares a king reaches that no enemy man attacks.
+pub const KING_SAFE: usize = 6;
+/// Empty squares a king reaches where an enemy man could take it.
+pub const KING_UNSAFE: usize = 7;
+/// The first runaway feature: a man with one row to go that no enemy man can stop; the next ones
+/// count two, three, ... rows.
+pub const RUNAWAY: usize = 8;
+
+/// The base-3 value of a row pair's four squares in a column band, from the four bits of the
+/// side's men (low nibble) and the four of the opponent's (high nibble): digit i is 0 (empty), 1
+/// (own man) or 2 (opponent's man) for bit i.
+static TERNARY: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut v, mut p, mut i) = (0u8, 1u8, 0);
+        while i < 4 {
+            if b & (1 << i) != 0 {
+                v += p;
+            } else if b & (1 << (i + 4)) != 0 {
+                v += 2 * p;
+            }
+            p *= 3;
+            i += 1;
+        }
+        t[b] = v;
+        b += 1;
+    }
+    t
+};
+
+/// Where a visited feature goes: the evaluation adds its weights, the trainer records it.
+pub trait FeatureSink {
+    /// Feature `feature` occurs with `value` (its count, or ±1 for a side's pattern).
+    fn add(&mut self, feature: usize, value: i32);
+}
+
+/// One board size's feature layout: windows, feature indices and the tables that find them.
+#[derive(Debug)]
+pub struct Layout {
+    geometry: &'static Geometry,
+    /// Pieces at the start: the evaluation is all middle game there and all endgame at none.
+    full: i32,
+    /// Right shift after a 64-bit reversal that turns the board round.
+    reverse_shift: u32,
+    /// Bits between the starts of two row pairs (columns + 1).
+    stride: u32,
+    /// Per column band: the field offset of its left field within a row.
+    bands: Vec<u32>,
+    /// The low two bits of every row pair, and the next two.
+    low_pairs: u64,
+    high_pairs: u64,
+    /// The windows each side scores: (band, row pair of its top row).
+    windows: Vec<(usize, u32)>,
+    /// Bit planes of the rows advanced from White's back row (bit j of the count).
+    advance: [u64; 4],
+    /// Bit planes of the column index.
+    column: [u64; 4],
+    /// Row of each square (0: where White crowns).
+    row: [u8; 64],
+    /// Field number minus one of each square.
+    dense: [u8; 64],
+    king_squares: usize,
+    patterns: usize,
+    features: usize,
+    fingerprint: u64,
+}
+
+static TEN: LazyLock<Layout> = LazyLock::new(|| Layout::build(&kroon_rules::geometry::TEN));
+static EIGHT: LazyLock<Layout> = LazyLock::new(|| Layout::build(&kroon_rules::geometry::EIGHT));
+
+impl Layout {
+    /// The layout of a variant's board.
+    #[must_use]
+    pub fn of(variant: Variant) -> &'static Layout {
+        if variant.geometry().columns == 10 {
+            &TEN
+        } else {
+            &EIGHT
+        }
+    }
+
+    fn build(g: &'static Geometry) -> Layout {
+        let columns = u32::from(g.columns);
+        let h = columns / 2;
+        let stride = columns + 1;
+        let top_bit = 63 - g.mask.0.leading_zeros();
+        let row_pairs = columns / 2;
+        let mut low_pairs = 0;
+        let mut high_pairs = 0;
+        for k in 0..row_pairs {
+            low_pairs |= 0b11 << (k * stride);
+            high_pairs |= 0b1100 << (k * stride);
+        }
+        let bands: Vec<u32> = (0..=(columns - 4) / 2).collect();
+        // Row pairs k and k + 1 make a window of rows 2k..2k+3; turning the board round maps
+        // window (k, band) to (K - k, B - band). A side scores the first of each such pair (and a
+        // window that is its own image, which then counts for both sides, antisymmetrically).
+        let (last_k, last_band) = (row_pairs - 2, bands.len() - 1);
+        let mut windows = Vec::new();
+        for k in 0..=last_k {
+            for band in 0..bands.len() {
+                if (k, band) <= (last_k - k, last_band - band) {
+                    windows.push((band, k));
+                }
+            }
+        }
+        // A side's windows reach its first three row pairs, which `windows_for` relies on.
+        debug_assert!(windows.iter().all(|&(_, k)| k <= 1));
+        let mut advance = [0u64; 4];
+        let mut column = [0u64; 4];
+        let mut row = [0u8; 64];
+        let mut dense = [0u8; 64];
+        for sq in g.mask {
+            let f = u32::from(g.field(sq)) - 1;
+            let r = f / h;
+            let c = 2 * (f % h) + u32::from(r % 2 == 0);
+            let i = usize::from(sq.index());
+            row[i] = r as u8;
+            dense[i] = f as u8;
+            for j in 0..4 {
+                if (columns - 1 - r) & (1 << j) != 0 {
+                    advance[j] |= 1 << i;
+                }
+                if c & (1 << j) != 0 {
+                    column[j] |= 1 << i;
+                }
+            }
+        }
+        let king_squares = RUNAWAY + (columns as usize - 1);
+        let patterns = king_squares + usize::from(g.fields);
+        let features = patterns + windows.len() * WINDOW_STATES;
+        let mut layout = Layout {
+            geometry: g,
+            full: 2 * g.initial[0].count() as i32,
+            reverse_shift: 63 - top_bit,
+            stride,
+            bands,
+            low_pairs,
+            high_pairs,
+            windows,
+            advance,
+            column,
+            row,
+            dense,
+            king_squares,
+            patterns,
+            features,
+            fingerprint: 0,
+        };
+        layout.fingerprint = fnv1a(layout.description().as_bytes());
+        layout
+    }
+
+    /// A text that names everything the feature indices depend on; its hash is the fingerprint a
+    /// weights file must carry.
+    fn description(&self) -> String {
+        format!(
+            "kroon pattern layout 1: board {}, windows 4x4 of men at {:?} (band, row pair), \
+             features men first-king extra-kings tempo skew turn king-safe king-unsafe, \
+             runaway 1..{}, king squares {}, {} states per window, {} features, stage {} pieces",
+            self.geometry.columns,
+            self.windows,
+            self.geometry.columns - 1,
+            self.geometry.fields,
+            WINDOW_STATES,
+            self.features,
+            self.full
+        )
+    }
+
+    /// Number of features (each has two weights: middle game and endgame).
+    #[must_use]
+    pub fn features(&self) -> usize {
+        self.features
+    }
+
+    /// The hash of the layout's description: weights made for another layout are refused.
+    #[must_use]
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// The number of windows each side scores.
+    #[must_use]
+    pub fn windows(&self) -> usize {
+        self.windows.len()
+    }
+
+    /// The first feature of window `w`'s table.
+    #[must_use]
+    pub fn window_base(&self, w: usize) -> usize {
+        self.patterns + w * WINDOW_STATES
+    }
+
+    /// The feature of a king on the field `field` (1-based, seen from the king's side).
+    #[must_use]
+    pub fn king_square(&self, field: u8) -> usize {
+        self.king_squares + usize::from(field) - 1
+    }
+
+    /// Whether a feature is a window state or a king square (the sparse ones, which training
+    /// regularises).
+    #[must_use]
+    pub fn is_sparse(&self, feature: usize) -> bool {
+        feature >= self.king_squares
+    }
+
+    /// A short name for a feature, for reports.
+    #[must_use]
+    pub fn name(&self, feature: usize) -> String {
+        const NAMES: [&str; RUNAWAY] = [
+            "men",
+            "first king",
+            "extra kings",
+            "tempo",
+            "skew",
+            "turn",
+            "king safe squares",
+            "king unsafe squares",
+        ];
+        if feature < RUNAWAY {
+            NAMES[feature].to_owned()
+        } else if feature < self.king_squares {
+            format!("runaway, {} rows to go", feature - RUNAWAY + 1)
+        } else if feature < self.patterns {
+            format!("king on {}", feature - self.king_squares + 1)
+        } else {
+            let w = (feature - self.patterns) / WINDOW_STATES;
+            let (band, k) = self.windows[w];
+            format!(
+                "window rows {}-{} columns {}-{} state {}",
+                2 * k,
+                2 * k + 3,
+                2 * band,
+                2 * band + 3,
+                (feature - self.patterns) % WINDOW_STATES
+            )
+        }
+    }
+
+    /// Pieces on the board, capped at the start's count: the weight of the middle-game values.
+    #[must_use]
+    pub fn stage(&self, pos: &Position) -> i32 {
+        (pos.all().count() as i32).min(self.full)
+    }
+
+    /// The stage of a full board (all middle game).
+    #[must_use]
+    pub fn full_stage(&self) -> i32 {
+        self.full
+    }
+
+    /// The board turned round: square i becomes the last square minus i, in the same layout.
+    #[inline]
+    fn turned(&self, b: Bitboard) -> u64 {
+        b.0.reverse_bits() >> self.reverse_shift
+    }
+
+    /// Every feature of `pos`, from White's point of view (Black's count negatively).
+    #[inline(always)]
+    pub fn visit<S: FeatureSink>(&self, pos: &Position, sink: &mut S) {
+        let kings = pos.kings();
+        let white = pos.pieces(Colour::White);
+        let black = pos.pieces(Colour::Black);
+        let v = pos.variant();
+        let (wm, wk) = ((white & !kings).0, (white & kings).0);
+        let (bm, bk) = ((black & !kings).0, (black & kings).0);
+        self.side(v, [wm, wk, bm, bk], 1, sink);
+        let t = |b: u64| self.turned(Bitboard(b));
+        self.side(v, [t(bm), t(bk), t(wm), t(wk)], -1, sink);
+        sink.add(TURN, if pos.turn() == Colour::White { 1 } else { -1 });
+    }
+
+    /// One side's features, on a board where that side plays up the board (towards row 0), as
+    /// White does: `[own men, own kings, opponent men, opponent kings]`.
+    #[inline(always)]
+    fn side<S: FeatureSink>(
+        &self,
+        v: Variant,
+        [men, kings, opp_men, opp_kings]: [u64; 4],
+        sign: i32,
+        sink: &mut S,
+    ) {
+        let g = self.geometry;
+        let n_men = men.count_ones() as i32;
+        let n_kings = kings.count_ones() as i32;
+        if n_men != 0 {
+            sink.add(MEN, sign * n_men);
+            let planes = |p: &[u64; 4]| -> i32 {
+                p.iter()
+                    .enumerate()
+                    .map(|(j, &m)| ((men & m).count_ones() << j) as i32)
+                    .sum()
+            };
+            let tempo = planes(&self.advance);
+            if tempo != 0 {
+                sink.add(TEMPO, sign * tempo);
+            }
+            // Twice the men's mean column offset from the centre, times their number.
+            let skew = (2 * planes(&self.column) - (i32::from(g.columns) - 1) * n_men).abs();
+            if skew != 0 {
+                sink.add(SKEW, sign * skew);
+            }
+        }
+        if n_kings != 0 {
+            sink.add(FIRST_KING, sign);
+            if n_kings > 1 {
+                sink.add(EXTRA_KINGS, sign * (n_kings - 1));
+            }
+            self.king_features(
+                v,
+                kings,
+                men | kings | opp_men | opp_kings,
+                opp_men,
+                sign,
+                sink,
+            );
+        }
+        if opp_kings == 0 && men != 0 {
+            self.runaway(men, opp_men, sign, sink);
+        }
+        self.windows_of(men, opp_men, sign, sink);
+    }
+
+    /// King squares and mobility: the empty squares each king reaches in one move, safe or not.
+    fn king_features<S: FeatureSink>(
+        &self,
+        v: Variant,
+        kings: u64,
+        occupied: u64,
+        opp_men: u64,
+        sign: i32,
+        sink: &mut S,
+    ) {
+        let g = self.geometry;
+        let empty = g.mask.0 & !occupied;
+        // Squares where an enemy man next to it could take a king: the square beyond is empty.
+        // Enemy men move down this board; in English draughts they take only that way.
+        let dirs: &[usize] = if v.men_capture_backward() {
+            &[0, 1, 2, 3]
+        } else {
+            &[DOWN_LEFT, DOWN_RIGHT]
+        };
+        let mut attacked = 0;
+        for &d in dirs {
+            attacked |= g.shift(Bitboard(opp_men), d).0 & g.shift(Bitboard(empty), d ^ 3).0;
+        }
+        let flying = v.kings_fly();
+        let (mut safe, mut unsafe_) = (0, 0);
+        let mut k = kings;
+        while k != 0 {
+            let sq = k.trailing_zeros() as u8;
+            k &= k - 1;
+            sink.add(
+                self.king_squares + usize::from(self.dense[usize::from(sq)]),
+                sign,
+            );
+            let mut reach = 0u64;
+            for d in 0..4 {
+                let mut s = g.step(sq, d);
+                while s != OFF && empty & (1 << s) != 0 {
+                    reach |= 1 << s;
+                    if !flying {
+                        break;
+                    }
+                    s = g.step(s, d);
+                }
+            }
+            safe += (reach & !attacked).count_ones() as i32;
+            unsafe_ += (reach & attacked).count_ones() as i32;
+        }
+        if safe != 0 {
+            sink.add(KING_SAFE, sign * safe);
+        }
+        if unsafe_ != 0 {
+            sink.add(KING_UNSAFE, sign * unsafe_);
+        }
+    }
+
+    /// The most advanced man that no enemy man stands in front of, within its forward cone.
+    #[inline]
+    fn runaway<S: FeatureSink>(&self, men: u64, opp_men: u64, sign: i32, sink: &mut S) {
+        let g = self.geometry;
+        // Squares behind an enemy man (further down, within its backward cone) can be stopped.
+        let mut front = opp_men;
+        let mut stopped = 0u64;
+        for _ in 1..g.columns {
+            front = g.shift(Bitboard(front), DOWN_LEFT).0 | g.shift(Bitboard(front), DOWN_RIGHT).0;
+            if front == 0 {
+                break;
+            }
+            stopped |= front;
+        }
+        let free = men & !stopped;
+        if free != 0 {
+            // The lowest bit is on the lowest row: the one nearest to crowning.
+            let rows = self.row[free.trailing_zeros() as usize];
+            sink.add(RUNAWAY + usize::from(rows.max(1)) - 1, sign);
+        }
+    }
+
+    /// The side's windows, from its men and the opponent's.
+    #[inline(always)]
+    fn windows_of<S: FeatureSink>(&self, men: u64, opp_men: u64, sign: i32, sink: &mut S) {
+        if self.geometry.columns == 10 {
+            self.windows_for::<10, S>(men, opp_men, sign, sink);
+        } else {
+            self.windows_for::<8, S>(men, opp_men, sign, sink);
+        }
+    }
+
+    /// [`Self::windows_of`] for a board of `COLUMNS`, where every shift is a constant. A window is
+    /// two row pairs of a band, so each row pair's four squares are turned into base 3 once and
+    /// shared by the windows that hold them: state = upper pair + 81 * lower pair. The windows are
+    /// taken in the order of `Layout::build`.
+    #[inline(always)]
+    fn windows_for<const COLUMNS: u32, S: FeatureSink>(
+        &self,
+        men: u64,
+        opp_men: u64,
+        sign: i32,
+        sink: &mut S,
+    ) {
+        let stride = COLUMNS + 1;
+        let h = COLUMNS / 2;
+        let bands = (COLUMNS as usize - 4) / 2 + 1;
+        let (last_k, last_band) = (COLUMNS as usize / 2 - 2, bands - 1);
+        let mut ternary = [[0usize; 3]; MAX_BANDS];
+        for (b, t) in ternary.iter_mut().enumerate().take(bands) {
+            let own = self.band(men >> b, h);
+            let opp = self.band(opp_men >> b, h);
+            for (pair, t) in t.iter_mut().enumerate() {
+                let s = pair as u32 * stride;
+                let nibbles = ((own >> s) & 0xF) | (((opp >> s) & 0xF) << 4);
+                *t = usize::from(TERNARY[nibbles as usize]);
+            }
+        }
+        let mut w = 0;
+        for k in 0..2 {
+            for (band, t) in ternary.iter().enumerate().take(bands) {
+                if (k, band) <= (last_k - k, last_band - band) {
+                    let state = t[k] + 81 * t[k + 1];
+                    sink.add(self.patterns + w * WINDOW_STATES + state, sign);
+                    w += 1;
+                }
+            }
+        }
+    }
+
+    /// A column band's squares packed into 4 bits per row pair: the two fields of the first row,
+    /// then the two of the second (`y` is the board shifted to the band's first field, `h` the
+    /// fields per row).
+    #[inline(always)]
+    fn band(&self, y: u64, h: u32) -> u64 {
+        (y & self.low_pairs) | ((y >> (h - 2)) & self.high_pairs)
+    }
+
+    /// The squares of window `w` in the order of its index's digits (for tests and reports).
+    #[must_use]
+    pub fn window_squares(&self, w: usize) -> Vec<u8> {
+        let (band, k) = self.windows[w];
+        let h = u32::from(self.geometry.columns) / 2;
+        let mut out = Vec::new();
+        for pair in [k, k + 1] {
+            for half in [0, h] {
+                for i in 0..2 {
+                    out.push((pair * self.stride + half + self.bands[band] + i) as u8);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// FNV-1a, 64 bits: a small stable hash for fingerprints and checksums.
+#[must_use]
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kroon_rules::{parse_fen, Square};
+
+    /// A sink that keeps every feature.
+    #[derive(Default)]
+    struct Collect(Vec<(usize, i32)>);
+    impl FeatureSink for Collect {
+        fn add(&mut self, feature: usize, value: i32) {
+            self.0.push((feature, value));
+        }
+    }
+
+    /// A position from a seeded walk of legal moves.
+    fn walk(variant: Variant, seed: u64, plies: usize) -> Position {
+        let mut pos = Position::initial(variant);
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            pos = pos.play(&moves[(x % moves.len() as u64) as usize]);
+        }
+        pos
+    }
+
+    #[test]
+    fn windows_cover_the_board_with_overlap() {
+        for v in [Variant::International, Variant::Russian] {
+            let l = Layout::of(v);
+            let g = v.geometry();
+            let mut seen = [0u32; 64];
+            for w in 0..l.windows() {
+                let squares = l.window_squares(w);
+                assert_eq!(squares.len(), WINDOW_SQUARES as usize);
+                for &s in &squares {
+                    assert!(g.mask.has(Square::new(s)), "window {w} leaves the board");
+                    seen[usize::from(s)] += 1;
+                    // The other side scores the same window on the board turned round.
+                    let t = (1u64 << s).reverse_bits() >> l.reverse_shift;
+                    seen[t.trailing_zeros() as usize] += 1;
+                }
+            }
+            for sq in g.mask {
+                assert!(seen[usize::from(sq.index())] >= 1, "{v}: {sq:?} uncovered");
+            }
+            // Inner squares lie in several windows.
+            let centre = g.square(u32::from(g.fields) / 2).unwrap();
+            assert!(seen[usize::from(centre.index())] >= 2);
+        }
+        assert_eq!(Layout::of(Variant::International).windows(), 8);
+        assert_eq!(Layout::of(Variant::English).windows(), 5);
+    }
+
+    #[test]
+    fn window_indices_round_trip_on_random_positions() {
+        for v in [Variant::International, Variant::Brazilian] {
+            let l = Layout::of(v);
+            for seed in 0..200 {
+                let pos = walk(v, seed, (seed % 60) as usize);
+                let mut c = Collect::default();
+                l.visit(&pos, &mut c);
+                let kings = pos.kings();
+                for (w_side, turned) in [(1, false), (-1, true)] {
+                    let view = |b: Bitboard| {
+                        if turned {
+                            Bitboard(l.turned(b))
+                        } else {
+                            b
+                        }
+                    };
+                    let (own, opp) = if turned {
+                        (pos.pieces(Colour::Black), pos.pieces(Colour::White))
+                    } else {
+                        (pos.pieces(Colour::White), pos.pieces(Colour::Black))
+                    };
+                    let (own, opp) = (view(own & !kings), view(opp & !kings));
+                    for w in 0..l.windows() {
+                        let base = l.window_base(w);
+                        let found: Vec<_> =
+                            c.0.iter()
+                                .filter(|&&(f, s)| {
+                                    s == w_side && (base..base + WINDOW_STATES).contains(&f)
+                                })
+                                .collect();
+                        assert_eq!(found.len(), 1);
+                        // Decode the state digit by digit and compare with the board.
+                        let mut state = found[0].0 - base;
+                        for &s in &l.window_squares(w) {
+                            let sq = Square::new(s);
+                            let want = if own.has(sq) {
+                                1
+                            } else if opp.has(sq) {
+                                2
+                            } else {
+                                0
+                            };
+                            assert_eq!(state % 3, want, "{v} seed {seed} window {w}");
+                            state /= 3;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn features_are_antisymmetric_under_the_colour_flip() {
+        for v in [Variant::International, Variant::English] {
+            let l = Layout::of(v);
+            for seed in 0..100 {
+                let pos = walk(v, seed, 10 + (seed % 70) as usize);
+                let mut a = Collect::default();
+                let mut b = Collect::default();
+                l.visit(&pos, &mut a);
+                l.visit(&pos.flipped(), &mut b);
+                let mut a: Vec<_> = a.0.into_iter().map(|(f, x)| (f, -x)).collect();
+                a.sort_unstable();
+                b.0.sort_unstable();
+                assert_eq!(a, b.0, "{}", kroon_rules::write_fen(&pos));
+            }
+        }
+    }
+
+    #[test]
+    fn runaway_and_tempo_features() {
+        let l = Layout::of(Variant::International);
+        let features = |fen: &str| {
+            let mut c = Collect::default();
+            l.visit(&parse_fen(fen, Variant::International).unwrap(), &mut c);
+            c.0
+        };
+        // White's man on 15 (row 2) is free; Black's on 36 is not: 46 stands in its way.
+        let f = features("W:W15,46:B36");
+        assert!(f.contains(&(RUNAWAY + 1, 1)), "{f:?}");
+        assert!(!f
+            .iter()
+            .any(|&(x, s)| s == -1 && (RUNAWAY..l.king_squares).contains(&x)));
+        // Without 46, Black's man runs too, two rows from its crowning row.
+        let f = features("W:W15,50:B36");
+        assert!(f.contains(&(RUNAWAY + 1, -1)), "{f:?}");
+        // A black man on 4 stands in 15's cone.
+        let f = features("W:W15,46:B4,36");
+        assert!(!f
+            .iter()
+            .any(|&(x, s)| s == 1 && (RUNAWAY..l.king_squares).contains(&x)));
+        // Tempo: 46 has advanced 0 rows, 15 seven.
+        let f = features("W:W15,46:B36");
+        assert!(f.contains(&(TEMPO, 7)) && f.contains(&(TEMPO, -7)), "{f:?}");
+        // No runaway feature against a king.
+        let f = features("W:W15:BK50");
+        assert!(!f
+            .iter()
+            .any(|&(x, _)| (RUNAWAY..l.king_squares).contains(&x)));
+    }
+
+    #[test]
+    fn fingerprints_differ_by_board() {
+        assert_ne!(
+            Layout::of(Variant::International).fingerprint(),
+            Layout::of(Variant::Russian).fingerprint()
+        );
+        assert_eq!(
+            Layout::of(Variant::International).features(),
+            8 + 9 + 50 + 8 * 6561
+        );
+    }
+}
