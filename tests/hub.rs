@@ -248,16 +248,18 @@ fn handshake_declares_parameters_and_takes_settings() {
         "param name=threads value=1 type=int min=1 max=64",
         "param name=hash value=64 type=int min=1 max=65536",
         "param name=ponder value=false type=bool",
+        r#"param name=eval value=learned type=enum values="learned hand""#,
     ] {
         assert!(lines.iter().any(|l| l == want), "{want} in {lines:?}");
     }
-    assert_eq!(lines.len(), 6, "{lines:?}");
+    assert_eq!(lines.len(), 7, "{lines:?}");
 
     // Good values and unknown names are taken silently: the next line is the pong.
     for line in [
         "set-param name=threads value=2",
         "set-param name=hash value=16",
         "set-param name=ponder value=true",
+        "set-param name=eval value=hand",
         "set-param name=book-file value=\"\"",
     ] {
         hub.send(line);
@@ -269,6 +271,7 @@ fn handshake_declares_parameters_and_takes_settings() {
         ("set-param name=hash value=65537", "'hash'"),
         ("set-param name=ponder value=sometimes", "'ponder'"),
         ("set-param name=variant value=chess", "chess"),
+        ("set-param name=eval value=neural", "'eval'"),
         ("set-param name=threads", "value"),
     ] {
         hub.send(line);

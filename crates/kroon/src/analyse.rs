@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use kroon_rules::{notation, parse_move, Game, Position};
-use kroon_search::{score, Engine, Info, Limits, SearchRequest};
+use kroon_search::{score, Engine, Eval, Info, Limits, SearchRequest};
 
 /// The principal variation in notation, each move read in the position it is played from.
 pub fn pv_text(start: &Position, pv: &[kroon_rules::Move]) -> String {
@@ -31,10 +31,12 @@ pub fn run(
     limits: Limits,
     threads: usize,
     hash: usize,
+    eval: Eval,
 ) -> Result<()> {
     let game = game_from(start, moves)?;
     let root = *game.position();
-    let engine = Engine::new(threads, hash);
+    let mut engine = Engine::new(threads, hash);
+    engine.set_eval(eval);
     let req = SearchRequest {
         game,
         limits,

@@ -2,7 +2,7 @@
 //! search's signature: it changes only when the search does.
 
 use kroon_rules::{parse_fen, Position, Variant};
-use kroon_search::{Engine, Limits, SearchRequest};
+use kroon_search::{Engine, Eval, Limits, SearchRequest};
 use std::time::Instant;
 
 pub const DEFAULT_DEPTH: u32 = 13;
@@ -45,18 +45,27 @@ fn positions(v: Variant) -> Vec<Position> {
     out
 }
 
-pub fn run(depth: u32, v: Variant) -> std::io::Result<()> {
+pub fn run(depth: u32, v: Variant, eval: &Eval) -> std::io::Result<()> {
     let mut total = 0u64;
     let start = Instant::now();
     let set = positions(v);
     for &pos in &set {
-        let engine = Engine::new(1, 64);
+        let mut engine = Engine::new(1, 64);
+        engine.set_eval(eval.clone());
         total += engine
             .search(&SearchRequest::position(pos, Limits::Depth(depth)), &|_| {})
             .nodes;
     }
     let secs = start.elapsed().as_secs_f64();
-    say!("bench depth {depth} positions {} variant {v}", set.len())?;
+    let kind = if eval.is_learned_for(v) {
+        "learned"
+    } else {
+        "hand"
+    };
+    say!(
+        "bench depth {depth} positions {} variant {v} eval {kind}",
+        set.len()
+    )?;
     say!("nodes {total}")?;
     say!("seconds {secs:.3}")?;
     say!("nps {:.0}", total as f64 / secs.max(1e-9))

@@ -15,6 +15,8 @@ pub struct Config {
     pub engine: EngineConfig,
     /// DamExchange.
     pub dxp: DxpConfig,
+    /// Evaluation.
+    pub eval: EvalConfig,
     /// Logging.
     pub log: LogConfig,
 }
@@ -31,6 +33,16 @@ pub struct EngineConfig {
     pub hash: usize,
     /// Pondering allowed.
     pub ponder: bool,
+}
+
+/// Evaluation settings.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EvalConfig {
+    /// `learned` or `hand`.
+    pub kind: String,
+    /// A weights file to play with instead of the embedded weights; empty for none.
+    pub file: String,
 }
 
 /// DXP settings.
@@ -89,6 +101,8 @@ mod tests {
         let c = Config::load(None).unwrap();
         assert_eq!(c.engine.variant, "normal");
         assert_eq!(c.dxp.listen, "127.0.0.1:27531");
+        assert_eq!(c.eval.kind, "learned");
+        assert!(c.eval.file.is_empty());
     }
 
     #[test]

@@ -22,7 +22,8 @@ enum Input {
 /// Runs a Hub session until `quit` or the end of stdin.
 ///
 /// # Errors
-/// Only for settings in the configuration that Hub cannot declare (an unknown variant).
+/// Only for settings in the configuration that Hub cannot declare (an unknown variant or
+/// evaluation), or a weights file that is refused.
 pub fn run(config: &Config) -> Result<()> {
     let variant: Variant = config
         .engine
@@ -34,6 +35,7 @@ pub fn run(config: &Config) -> Result<()> {
         threads: config.engine.threads,
         hash: config.engine.hash,
         ponder: config.engine.ponder,
+        eval: crate::evaluation::kind(config, None)?,
     };
     let clamped = settings.clone().clamped();
     if clamped != settings {
@@ -46,7 +48,8 @@ pub fn run(config: &Config) -> Result<()> {
         );
     }
     let out = Arc::new(WriterSink::new(std::io::stdout()));
-    let mut session = Session::new(Identity::kroon(env!("CARGO_PKG_VERSION")), clamped, out);
+    let mut session = Session::new(Identity::kroon(env!("CARGO_PKG_VERSION")), clamped, out)
+        .with_learned_weights(crate::evaluation::learned_weights(config, None)?);
 
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()

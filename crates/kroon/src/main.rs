@@ -14,7 +14,9 @@ mod bench;
 mod board;
 mod config;
 mod dxp_main;
+mod evaluation;
 mod hub_main;
+mod learn_main;
 mod logging;
 mod perft;
 mod tourney;
@@ -103,6 +105,8 @@ enum Command {
         /// Transposition table in MiB (default: from the settings).
         #[arg(long)]
         hash: Option<usize>,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
     /// Search a fixed set of positions on one thread with a fresh table: node count and speed.
     Bench {
@@ -112,7 +116,13 @@ enum Command {
         /// Variant (Hub name; default: from the settings).
         #[arg(long)]
         variant: Option<String>,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
+    /// Play Kroon against itself and write every position with its result, for `kroon train`.
+    Selfplay(learn_main::SelfplayArgs),
+    /// Fit the pattern evaluation's weights to self-play positions.
+    Train(learn_main::TrainArgs),
     /// Speak the Hub protocol (v2) on standard input and output.
     Hub,
     /// Play engine-vs-engine games over DXP (DamExchange) on TCP.
@@ -124,6 +134,28 @@ enum Command {
         #[command(flatten)]
         position: PositionArgs,
     },
+}
+
+/// The evaluation to search with.
+#[derive(Args, Debug, Clone)]
+struct EvalArgs {
+    /// Evaluation: learned or hand (default: from the settings).
+    #[arg(long)]
+    eval: Option<String>,
+    /// Weights file for the learned evaluation (default: from the settings, or embedded).
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
+}
+
+impl EvalArgs {
+    fn resolve(&self, config: &config::Config, variant: Variant) -> Result<kroon_search::Eval> {
+        evaluation::for_variant(
+            config,
+            self.eval.as_deref(),
+            self.weights.as_deref(),
+            variant,
+        )
+    }
 }
 
 impl PositionArgs {
@@ -232,8 +264,10 @@ fn run() -> Result<()> {
             nodes,
             threads,
             hash,
+            eval,
         } => {
             let pos = position.resolve(&config.engine.variant)?;
+            let eval = eval.resolve(&config, pos.variant())?;
             let limits = match (depth, time, nodes) {
                 (Some(d), _, _) => Limits::Depth(d.max(1)),
                 (_, Some(t), _) if t.is_finite() && t > 0.0 => {
@@ -253,15 +287,22 @@ fn run() -> Result<()> {
                 limits,
                 threads,
                 hash.unwrap_or(config.engine.hash),
+                eval,
             )?;
         }
-        Command::Bench { depth, variant } => {
+        Command::Bench {
+            depth,
+            variant,
+            eval,
+        } => {
             let v: Variant = variant
                 .as_deref()
                 .unwrap_or(&config.engine.variant)
                 .parse()?;
-            bench::run(depth, v)?;
+            bench::run(depth, v, &eval.resolve(&config, v)?)?;
         }
+        Command::Selfplay(args) => learn_main::selfplay(args, &config)?,
+        Command::Train(args) => learn_main::train(args)?,
         Command::Hub => hub_main::run(&config)?,
         Command::Match(args) => tourney::run(args, &config)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,

@@ -320,3 +320,14 @@ fn plan(engines: &[Vec<String>], args: MatchOpts, config: &Config) -> Result<Pla
         event: args.event,
     })
 }
+
+/// The positions of the embedded openings of `variant` (for self-play starts).
+///
+/// # Errors
+/// Only if the embedded file is broken, which a unit test rules out.
+pub fn default_openings(variant: Variant) -> Result<Vec<kroon_rules::Position>> {
+    Ok(openings::default_set(variant)?
+        .iter()
+        .map(openings::Opening::position)
+        .collect())
+}

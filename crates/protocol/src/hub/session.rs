@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use kroon_rules::{notation, parse_fen, parse_hub, parse_hub_move, Game, Move, Position, Variant};
-use kroon_search::{score, Engine, Event, Limits, SearchRequest, SearchResult};
+use kroon_search::{score, Engine, EvalKind, Event, Limits, SearchRequest, SearchResult, Weights};
 
 use super::codec::{parse, GoMode, HubCommand, HubError, HubReply, Info, Level, ParamKind};
 
@@ -118,6 +118,8 @@ pub struct Settings {
     /// Whether the engine may be asked to ponder. Informational: the GUI decides, by sending
     /// `go ponder`, and the engine ponders when asked.
     pub ponder: bool,
+    /// The evaluation: the learned weights (where the variant has them) or the hand-set one.
+    pub eval: EvalKind,
 }
 
 impl Default for Settings {
@@ -127,6 +129,7 @@ impl Default for Settings {
             threads: 1,
             hash: 64,
             ponder: false,
+            eval: EvalKind::Learned,
         }
     }
 }
@@ -178,6 +181,11 @@ impl Settings {
                 value: self.ponder.to_string(),
                 kind: ParamKind::Bool,
             },
+            HubReply::Param {
+                name: "eval".into(),
+                value: self.eval.name().into(),
+                kind: ParamKind::Enum(EvalKind::ALL.iter().map(|k| k.name().to_owned()).collect()),
+            },
         ]
     }
 
@@ -204,6 +212,11 @@ impl Settings {
                     })?;
             }
             "threads" => self.threads = whole_in(name, value, Self::THREADS)?,
+            "eval" => {
+                self.eval = value
+                    .parse()
+                    .map_err(|_| format!("'eval' takes learned or hand, not '{}'", clip(value)))?;
+            }
             "hash" => self.hash = whole_in(name, value, Self::HASH)?,
             "ponder" => {
                 self.ponder = match value.to_ascii_lowercase().as_str() {
@@ -278,6 +291,8 @@ pub struct Session {
     level: Level,
     /// The mode of the search started last; `ponder-hit` turns `Ponder` into `Think`.
     mode: Option<GoMode>,
+    /// The weights `eval=learned` plays with, per variant (a variant without: the hand evaluation).
+    learned: Vec<Arc<Weights>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -304,7 +319,16 @@ impl Session {
             setup: Setup::Missing,
             level: Level::Infinite,
             mode: None,
+            learned: Vec::new(),
         }
+    }
+
+    /// Plays `eval=learned` with `weights`, each for its variant (other variants get the hand
+    /// evaluation).
+    #[must_use]
+    pub fn with_learned_weights(mut self, weights: Vec<Arc<Weights>>) -> Session {
+        self.learned = weights;
+        self
     }
 
     /// The current settings (after any `set-param`).
@@ -413,12 +437,20 @@ impl Session {
 
     /// Makes the engine, or brings it to the current settings (a no-op when they are unchanged).
     fn ready_engine(&mut self) -> &Engine {
-        let Settings { threads, hash, .. } = self.settings;
-        match &mut self.engine {
-            Some(engine) => engine.configure(threads, hash),
-            None => self.engine = Some(Engine::new(threads, hash)),
-        }
-        self.engine.as_ref().expect("the engine was just made")
+        let Settings {
+            threads,
+            hash,
+            eval,
+            variant,
+            ..
+        } = self.settings;
+        let weights = self.learned.iter().find(|w| w.variant() == variant);
+        let engine = self
+            .engine
+            .get_or_insert_with(|| Engine::new(threads, hash));
+        engine.configure(threads, hash);
+        engine.set_eval(eval.with(weights));
+        engine
     }
 
     fn set_position(&mut self, text: &str, moves: &[String]) {
@@ -679,7 +711,11 @@ mod tests {
             "param name=hash value=64 type=int min=1 max=65536"
         );
         assert_eq!(lines[4], "param name=ponder value=false type=bool");
-        assert_eq!(lines.len(), 6);
+        assert_eq!(
+            lines[5],
+            r#"param name=eval value=learned type=enum values="learned hand""#
+        );
+        assert_eq!(lines.len(), 7);
         feed(&mut s, &["init"]);
         assert_eq!(next(&rx), "ready");
     }
@@ -695,6 +731,7 @@ mod tests {
                 "set-param name=ponder value=true",
                 "set-param name=variant value=killer",
                 "set-param name=book value=false",
+                "set-param name=eval value=hand",
             ],
         );
         silent(&rx);
@@ -704,7 +741,8 @@ mod tests {
                 variant: Variant::Killer,
                 threads: 2,
                 hash: 8,
-                ponder: true
+                ponder: true,
+                eval: EvalKind::Hand,
             }
         );
         for bad in [
@@ -713,6 +751,7 @@ mod tests {
             "set-param name=hash value=lots",
             "set-param name=ponder value=maybe",
             "set-param name=variant value=chess",
+            "set-param name=eval value=neural",
         ] {
             feed(&mut s, &[bad]);
             assert!(next(&rx).starts_with("error message="), "{bad}");
