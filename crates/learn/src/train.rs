@@ -286,8 +286,10 @@ fn load(settings: &Settings) -> Result<Loaded> {
     let mut held = Vec::new();
     let mut records = 0;
     for (file_no, path) in settings.data.iter().enumerate() {
-        let (v, rs) = record::read_all(path, variant)?;
+        let (v, mut rs) = record::read_all(path, variant)?;
         variant = Some(v);
+        // Self-play threads finish games in any order; sorted, the same games train the same.
+        rs.sort_by_key(|r| (r.game, r.ply));
         records += rs.len();
         for r in rs {
             if !r.is_quiet() || r.ply < settings.min_ply {

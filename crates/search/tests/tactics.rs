@@ -7,13 +7,13 @@
 //! per-position report. `KROON_TACTICS_NODES=n` overrides the node budget (for measuring).
 
 use kroon_rules::{notation, parse_fen, parse_move, Colour, Move, Position, Variant};
-use kroon_search::{Engine, Limits, SearchRequest};
+use kroon_search::{Engine, Eval, Limits, SearchRequest};
 use std::time::Instant;
 
 /// Nodes per position: the whole suite takes a few seconds in release mode.
 const BUDGET: u64 = 100_000;
 /// Positions that must be solved at `BUDGET`. Measured with `Engine::new(1, 16)`: 38 of 38 at
-/// 100k nodes, with the crowning quiescence and the probe cut.
+/// 100k nodes, with the crowning quiescence and the probe cut; the learned evaluation also 38.
 /// Two misses are tolerated so that a change in move ordering alone does not fail the test.
 const MIN_SOLVED: usize = 36;
 
@@ -106,14 +106,28 @@ fn suite_is_well_formed() {
 }
 
 #[test]
-fn tactics_solved_within_budget() {
+fn tactics_solved_within_budget_by_the_hand_evaluation() {
+    suite(&Eval::Hand, "hand");
+}
+
+#[test]
+fn tactics_solved_within_budget_by_the_learned_evaluation() {
+    let weights = kroon_search::eval::embedded()
+        .into_iter()
+        .find(|w| w.variant() == Variant::International)
+        .expect("embedded international weights");
+    suite(&Eval::Learned(weights), "learned");
+}
+
+fn suite(eval: &Eval, label: &str) {
     let cases = load();
     let nodes = budget();
     let start = Instant::now();
     let mut solved = 0;
     let mut failed = Vec::new();
     for c in &cases {
-        let engine = Engine::new(1, 16);
+        let mut engine = Engine::new(1, 16);
+        engine.set_eval(eval.clone());
         let req = SearchRequest::position(c.pos, Limits::Nodes(nodes));
         let res = engine.search(&req, &|_| {});
         let v = c.pos.variant();
@@ -139,7 +153,7 @@ fn tactics_solved_within_budget() {
         }
     }
     println!(
-        "tactics: solved {solved} of {} within {nodes} nodes ({:.1} s)",
+        "tactics, {label} evaluation: solved {solved} of {} within {nodes} nodes ({:.1} s)",
         cases.len(),
         start.elapsed().as_secs_f64()
     );

@@ -96,8 +96,9 @@ impl Eval {
     }
 }
 
-/// The weights files built into the binary, one per variant that has them.
-const EMBEDDED: &[&[u8]] = &[];
+/// The weights files built into the binary, one per variant that has them (made by
+/// `scripts/train-eval.sh`; see README.md).
+const EMBEDDED: &[&[u8]] = &[include_bytes!("../../weights/normal.kew")];
 
 /// The embedded weights, read once (a file that fails to read is a build defect, which a test
 /// rules out; it is left out rather than stopping the engine).
@@ -128,7 +129,23 @@ mod tests {
         assert_eq!(all.len(), EMBEDDED.len());
         for (i, w) in all.iter().enumerate() {
             assert!(all[..i].iter().all(|o| o.variant() != w.variant()));
+            // Sane values: the start is level, a man up is an edge, a man down a deficit.
+            let v = w.variant();
+            let start = Position::initial(v);
+            assert!(w.evaluate(&start).abs() < 30, "{}", w.evaluate(&start));
+            let g = v.geometry();
+            let first_black = g.initial[1].first().unwrap();
+            let up = Position::from_parts(
+                v,
+                g.initial[0],
+                g.initial[1].without(first_black),
+                kroon_rules::Bitboard::EMPTY,
+                kroon_rules::Colour::White,
+            );
+            assert!(w.evaluate(&up) > 50, "{}", w.evaluate(&up));
+            assert!(w.evaluate(&up.with_turn(kroon_rules::Colour::Black)) < -50);
         }
+        assert!(all.iter().any(|w| w.variant() == Variant::International));
     }
 
     #[test]
