@@ -2,8 +2,8 @@
 # Rebuilds the learned evaluation's weights from nothing, the way the embedded ones were made:
 # generation 0 is played by the hand evaluation, weights 1 are trained on it, generation 1 is
 # played by weights 1, weights 2 are trained on generations 0 and 1, and so on. Every step is
-# deterministic for its seed (self-play per game, training per thread count), and every step
-# resumes: a finished file is kept, an interrupted self-play file is completed.
+# deterministic for its seed (self-play per game, training per thread count). Self-play resumes: a
+# finished games file is kept, an interrupted one is completed; each training runs again (minutes).
 #
 # usage: scripts/train-eval.sh [-d DIR] [-g GAMES] [-N NODES] [-G GENERATIONS] [-j THREADS]
 #                              [-v VARIANT] [-- TRAIN_ARGS...]

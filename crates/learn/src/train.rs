@@ -20,7 +20,7 @@ use crate::rng::Rng;
 use anyhow::{bail, Result};
 use kroon_rules::Variant;
 use kroon_search::eval::pattern::{self, FeatureSink, Layout};
-use kroon_search::eval::weights::{drawish_divisor, SCALE};
+use kroon_search::eval::weights::{drawish_divisor, MAX_CENTI_MEN};
 use kroon_search::eval::{hand, Weights};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -442,7 +442,6 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
     let mut v = vec![0f32; 2 * n];
     let mut grads: Vec<Vec<f32>> = vec![vec![0f32; 2 * n]; threads];
     let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
-    let limit = f32::from(i16::MAX) / SCALE as f32;
     let mut step = 0i32;
     let mut lr = settings.lr;
     let mut order = train_idx.clone();
@@ -510,7 +509,7 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
                 v[j] = b2 * v[j] + (1.0 - b2) * g * g;
                 w[j] -= lr * (m[j] / c1) / ((v[j] / c2).sqrt() + eps);
                 // Kept within what the file can hold, so that the fit is the one written.
-                w[j] = w[j].clamp(-limit, limit);
+                w[j] = w[j].clamp(-MAX_CENTI_MEN, MAX_CENTI_MEN);
             }
         }
         let holdout_loss = mean_loss(&data, &hold_idx, &w, n, k, threads);

@@ -24,6 +24,8 @@ use kroon_rules::{Colour, Position, Variant};
 
 /// Weight units per centi-man: weights are stored as `i16` in 1/32 of a centi-man.
 pub const SCALE: i32 = 32;
+/// The largest weight a file holds, in centi-men.
+pub const MAX_CENTI_MEN: f32 = i16::MAX as f32 / SCALE as f32;
 const MAGIC: &[u8; 8] = b"KROONEVW";
 const VERSION: u16 = 1;
 const HEADER: usize = 40;
@@ -136,7 +138,7 @@ impl Weights {
     pub fn from_centi_men(variant: Variant, mg: &[f32], eg: &[f32]) -> Weights {
         let mut w = Weights::zeros(variant);
         assert!(mg.len() == w.values.len() && eg.len() == w.values.len());
-        let q = |x: f32| (x * SCALE as f32).round().clamp(-32767.0, 32767.0) as i16;
+        let q = |x: f32| (x.clamp(-MAX_CENTI_MEN, MAX_CENTI_MEN) * SCALE as f32).round() as i16;
         for (i, v) in w.values.iter_mut().enumerate() {
             *v = [q(mg[i]), q(eg[i])];
         }
