@@ -1,9 +1,16 @@
 //! Settings: the embedded `engine.toml`, then a user file, then command-line flags, merged as TOML
 //! tables and deserialized once.
 
+// A reader of outside input: bad bytes must come back as errors, so no panicking shortcuts.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::sync::OnceLock;
 
 const DEFAULTS: &str = include_str!("../../../engine.toml");
 
@@ -79,15 +86,27 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
 impl Config {
     /// The embedded defaults, overridden by `user` (a TOML file) when given.
     pub fn load(user: Option<&Path>) -> Result<Config> {
-        let mut table: toml::Table = DEFAULTS.parse().context("embedded engine.toml")?;
-        if let Some(path) = user {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let over: toml::Table = text
-                .parse()
-                .with_context(|| format!("parsing {}", path.display()))?;
-            merge(&mut table, over);
+        match user {
+            None => Config::parse(""),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading {}", path.display()))?;
+                Config::parse(&text).with_context(|| format!("settings file {}", path.display()))
+            }
         }
+    }
+
+    /// The embedded defaults, overridden by the TOML text `user` (empty for none).
+    ///
+    /// # Errors
+    /// Text that is not TOML, unknown keys and values of the wrong type; nothing in `user` can
+    /// make this panic.
+    pub fn parse(user: &str) -> Result<Config> {
+        static EMBEDDED: OnceLock<Result<toml::Table, toml::de::Error>> = OnceLock::new();
+        let embedded = EMBEDDED.get_or_init(|| DEFAULTS.parse());
+        let mut table = embedded.clone().context("embedded engine.toml")?;
+        let over: toml::Table = user.parse().context("not valid TOML")?;
+        merge(&mut table, over);
         toml::Value::Table(table).try_into().context("settings")
     }
 }

@@ -13,6 +13,12 @@
 //! Games are written whole, each ending with a record flagged [`Flags::LAST`], so a file cut short
 //! by a crash loses at most the game being written, which [`scan`] finds and drops.
 
+// A reader of outside input: bad bytes must come back as errors, so no panicking shortcuts.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use anyhow::{bail, Context, Result};
 use kroon_rules::{Bitboard, Colour, GameResult, Position, Variant};
 use std::collections::HashSet;
@@ -161,12 +167,7 @@ impl Record {
     /// # Errors
     /// A message saying what is wrong with the bytes.
     pub fn from_bytes(b: &[u8; RECORD_SIZE], variant: Variant) -> Result<Record, String> {
-        let word = |i: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&b[i..i + 8]);
-            u64::from_le_bytes(w)
-        };
-        let (white, black, packed) = (word(0), word(8), word(16));
+        let (white, black, packed) = (u64_at(b, 0), u64_at(b, 8), u64_at(b, 16));
         let top = packed >> FLAG_SHIFT;
         let kings = packed & ((1 << FLAG_SHIFT) - 1);
         let mask = variant.geometry().mask.0;
@@ -175,6 +176,9 @@ impl Record {
             || kings & !(white | black) != 0
         {
             return Err("pieces off the board or on one square twice".into());
+        }
+        if top >> 6 != 0 {
+            return Err("unknown flag bits".into());
         }
         let result = match (top >> 4) & 3 {
             2 => GameResult::WhiteWins,
@@ -188,24 +192,36 @@ impl Record {
             kings,
             flags: Flags((top & 0xF) as u8),
             result,
-            score: i16::from_le_bytes([b[24], b[25]]),
-            ply: u16::from_le_bytes([b[26], b[27]]),
-            game: u32::from_le_bytes([b[28], b[29], b[30], b[31]]),
+            score: i16::from_le_bytes(bytes_at(b, 24)),
+            ply: u16::from_le_bytes(bytes_at(b, 26)),
+            game: u32::from_le_bytes(bytes_at(b, 28)),
         })
     }
+}
+
+/// `N` bytes of `b` from `at`, zeros where `b` ends first.
+fn bytes_at<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+    b.get(at..at + N)
+        .and_then(|s| s.try_into().ok())
+        .unwrap_or([0; N])
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes_at(b, at))
 }
 
 /// The header of a new file for `variant`'s games made with settings hashing to `settings`.
 #[must_use]
 pub fn header(variant: Variant, settings: u64) -> [u8; HEADER_SIZE] {
-    let mut h = [0u8; HEADER_SIZE];
-    h[0..8].copy_from_slice(MAGIC);
-    h[8..10].copy_from_slice(&VERSION.to_le_bytes());
-    h[10..12].copy_from_slice(&(RECORD_SIZE as u16).to_le_bytes());
     let name = variant.hub_name().as_bytes();
-    h[12..12 + name.len()].copy_from_slice(name);
-    h[24..32].copy_from_slice(&settings.to_le_bytes());
-    h
+    let mut h = Vec::with_capacity(HEADER_SIZE);
+    h.extend_from_slice(MAGIC);
+    h.extend_from_slice(&VERSION.to_le_bytes());
+    h.extend_from_slice(&(RECORD_SIZE as u16).to_le_bytes());
+    h.extend_from_slice(name);
+    h.resize(24, 0);
+    h.extend_from_slice(&settings.to_le_bytes());
+    bytes_at(&h, 0)
 }
 
 /// A file's header, read back.
@@ -222,30 +238,33 @@ pub struct Header {
 /// # Errors
 /// Not a records file, another version or record size, or an unknown variant.
 pub fn read_header(bytes: &[u8]) -> Result<Header> {
-    if bytes.len() < HEADER_SIZE || &bytes[0..8] != MAGIC {
+    if bytes.len() < HEADER_SIZE || bytes.get(0..8) != Some(MAGIC.as_slice()) {
         bail!("not a Kroon self-play file (it does not start with KROONSPR)");
     }
-    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    let version = u16::from_le_bytes(bytes_at(bytes, 8));
     if version != VERSION {
         bail!("self-play format version {version}; this Kroon reads version {VERSION}");
     }
-    let size = u16::from_le_bytes([bytes[10], bytes[11]]);
+    let size = u16::from_le_bytes(bytes_at(bytes, 10));
     if usize::from(size) != RECORD_SIZE {
         bail!("records of {size} bytes; this Kroon writes {RECORD_SIZE}");
     }
-    let name: String = bytes[12..24]
+    let stored: [u8; 12] = bytes_at(bytes, 12);
+    let name: String = stored
         .iter()
         .take_while(|&&b| b != 0)
         .map(|&b| char::from(b))
         .collect();
-    let variant = name
+    let variant: Variant = name
         .parse()
         .map_err(|_| anyhow::anyhow!("self-play file for an unknown variant '{name}'"))?;
-    let mut s = [0u8; 8];
-    s.copy_from_slice(&bytes[24..32]);
+    // The name as `header` writes it: the Hub name, then zeros (no alias, no stray bytes).
+    if stored != bytes_at(&header(variant, 0), 12) {
+        bail!("self-play file with a damaged variant name");
+    }
     Ok(Header {
         variant,
-        settings: u64::from_le_bytes(s),
+        settings: u64_at(bytes, 24),
     })
 }
 
@@ -283,7 +302,8 @@ pub fn scan(file: &mut File, variant: Variant, settings: u64) -> Result<Scan> {
         ..Scan::default()
     };
     let mut pending = 0u64;
-    for (i, chunk) in bytes[HEADER_SIZE..].chunks_exact(RECORD_SIZE).enumerate() {
+    let body = bytes.get(HEADER_SIZE..).unwrap_or_default();
+    for (i, chunk) in body.chunks_exact(RECORD_SIZE).enumerate() {
         let chunk: &[u8; RECORD_SIZE] = chunk.try_into().context("record size")?;
         let r = Record::from_bytes(chunk, variant)
             .map_err(|e| anyhow::anyhow!("record {}: {e}", i + 1))?;
@@ -342,7 +362,7 @@ pub fn read_all(path: &Path, variant: Option<Variant>) -> Result<(Variant, Vec<R
             bail!("{} holds {} games, not {v}", path.display(), h.variant);
         }
     }
-    let body = &bytes[HEADER_SIZE..];
+    let body = bytes.get(HEADER_SIZE..).unwrap_or_default();
     if body.len() % RECORD_SIZE != 0 {
         tracing::warn!(
             "{}: {} bytes after the last whole record are ignored",

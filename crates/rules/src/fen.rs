@@ -1,6 +1,12 @@
 //! Position text: PDN FEN (`W:W31-50:B1-20`), the Hub position string (`W` + one char per field)
 //! and the DXP board string (one char per field, `w`/`z` men, `W`/`Z` kings, `e` empty).
 
+// A reader of outside input: bad bytes must come back as errors, so no panicking shortcuts.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use crate::bitboard::Bitboard;
 use crate::naming::{
     looks_like_square, parse_square, range_index, side_called, square_name, Numbering,
@@ -291,7 +297,12 @@ fn write_squares(pos: &Position, set: [char; 4]) -> String {
     (1..=u32::from(g.fields))
         .map(|f| match g.square(f).and_then(|sq| pos.piece_at(sq)) {
             None => 'e',
-            Some(p) => set[p.colour.index() + if p.king { 2 } else { 0 }],
+            Some(p) => match (p.colour, p.king) {
+                (Colour::White, false) => set[0],
+                (Colour::Black, false) => set[1],
+                (Colour::White, true) => set[2],
+                (Colour::Black, true) => set[3],
+            },
         })
         .collect()
 }

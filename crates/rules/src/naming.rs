@@ -8,6 +8,12 @@
 //! The Hub protocol does not go through these names: it speaks Kroon's own field numbers and
 //! colours in every variant (as pydraughts sends them), and so does DXP (international only).
 
+// A reader of outside input: bad bytes must come back as errors, so no panicking shortcuts.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use crate::position::Colour;
 use crate::square::Square;
 use crate::variant::Variant;

@@ -2,6 +2,12 @@
 //! in any order); `c3-d4` and `c3:e5` in the variants named algebraically. Reading checks the text
 //! against the legal moves of the position.
 
+// A reader of outside input: bad bytes must come back as errors, so no panicking shortcuts.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use crate::mv::Move;
 use crate::naming::{looks_like_square, parse_square, square_name, Numbering};
 use crate::position::Position;
@@ -78,17 +84,20 @@ impl MoveText {
 
     /// Hub reading: from, to, then captured squares (a subset of the move's captures).
     fn matches_hub(&self, mv: &Move) -> bool {
+        let [from, to, captured @ ..] = self.squares.as_slice() else {
+            return false;
+        };
         self.capture == mv.is_capture()
-            && mv.from == self.squares[0]
-            && mv.to == self.squares[1]
-            && self.squares[2..].iter().all(|&sq| mv.captured.has(sq))
+            && mv.from == *from
+            && mv.to == *to
+            && captured.iter().all(|&sq| mv.captured.has(sq))
     }
 
     /// PDN path reading: from, landing squares, to; only the ends are checked.
     fn matches_path(&self, mv: &Move) -> bool {
         self.capture
             && mv.is_capture()
-            && mv.from == self.squares[0]
+            && self.squares.first() == Some(&mv.from)
             && self.squares.last() == Some(&mv.to)
     }
 }

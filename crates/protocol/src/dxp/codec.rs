@@ -10,6 +10,12 @@
 //! Parsing is total: a peer's bytes can give an error, never a panic. Nothing here checks a move
 //! against the rules; that is the session's job.
 
+// A reader of outside input: bad bytes must come back as errors, so no panicking shortcuts.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
 

@@ -2,6 +2,12 @@
 //! longer than [`MAX_FRAME`] is an error, not a growing buffer) and cancel-safe, so that a session
 //! can wait for the peer and for its own search at the same time.
 
+// A reader of outside input: bad bytes must come back as errors, so no panicking shortcuts.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use std::time::Duration;
 
 use thiserror::Error;

@@ -76,6 +76,9 @@ pub enum WeightsError {
         /// Bytes present.
         found: usize,
     },
+    /// The header's reserved field is not zero.
+    #[error("the weights header's reserved field is not zero: a newer format, or damage")]
+    Reserved,
     /// The bytes do not hash to the stored checksum.
     #[error("checksum mismatch: the weights file is corrupt")]
     Checksum,
@@ -215,10 +218,20 @@ impl Weights {
     ///
     /// # Errors
     /// A [`WeightsError`] naming what is wrong; nothing in `bytes` can make this panic.
+    // The reader of outside input: bad bytes come back as errors, so no panicking shortcuts.
+    #[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
     pub fn from_bytes(bytes: &[u8]) -> Result<Weights, WeightsError> {
         let field = |at: usize, len: usize| bytes.get(at..at + len);
-        let u16_at = |at| field(at, 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
-        let u32_at = |at| field(at, 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let u16_at = |at| {
+            field(at, 2)
+                .and_then(|b| b.try_into().ok())
+                .map(u16::from_le_bytes)
+        };
+        let u32_at = |at| {
+            field(at, 4)
+                .and_then(|b| b.try_into().ok())
+                .map(u32::from_le_bytes)
+        };
         if field(0, 8) != Some(MAGIC.as_slice()) {
             return Err(WeightsError::NotWeights);
         }
@@ -243,6 +256,14 @@ impl Weights {
         let variant: Variant = name
             .parse()
             .map_err(|_| WeightsError::Variant(name.clone()))?;
+        // The name as `to_bytes` writes it: the Hub name, then zeros.
+        let written = variant.hub_name().as_bytes();
+        let stored = field(12, 12).unwrap_or_default();
+        if stored.get(..written.len()) != Some(written)
+            || stored.iter().skip(written.len()).any(|&b| b != 0)
+        {
+            return Err(WeightsError::Variant(name));
+        }
         let layout = Layout::of(variant);
         let fingerprint = field(24, 8)
             .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
@@ -254,12 +275,15 @@ impl Weights {
                 found: fingerprint,
             });
         }
-        let count = u32_at(32).ok_or(too_short)? as usize;
+        let count = u32_at(32).ok_or(too_short.clone())? as usize;
         if count != layout.features() {
             return Err(WeightsError::Count {
                 expected: layout.features(),
                 found: count,
             });
+        }
+        if u32_at(36) != Some(0) {
+            return Err(WeightsError::Reserved);
         }
         let expected = HEADER + 4 * count + 8;
         if bytes.len() != expected {
@@ -272,13 +296,13 @@ impl Weights {
         if fnv1a(body) != u64::from_le_bytes(sum.try_into().unwrap_or([0; 8])) {
             return Err(WeightsError::Checksum);
         }
-        let values = body[HEADER..]
+        let values = body
+            .get(HEADER..)
+            .unwrap_or_default()
             .chunks_exact(4)
             .map(|c| {
-                [
-                    i16::from_le_bytes([c[0], c[1]]),
-                    i16::from_le_bytes([c[2], c[3]]),
-                ]
+                let [a, b, c, d] = c.try_into().unwrap_or([0; 4]);
+                [i16::from_le_bytes([a, b]), i16::from_le_bytes([c, d])]
             })
             .collect();
         Ok(Weights {
