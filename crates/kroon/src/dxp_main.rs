@@ -2,8 +2,8 @@
 //! engine and a tokio runtime, and hands over to `kroon_protocol::dxp` (session, server, client).
 //! Standard output gets one line per finished game and, for an initiator, the match score.
 
-use crate::config::Config;
 use anyhow::{bail, Context, Result};
+use kroon::config::Config;
 use kroon_protocol::dxp::net;
 use kroon_protocol::dxp::pdn;
 use kroon_protocol::dxp::session::{

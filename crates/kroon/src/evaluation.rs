@@ -1,8 +1,8 @@
 //! Which evaluation the engine plays with: `[eval]` in the settings, or a flag, resolved to the
 //! weights at hand (a weights file, or those embedded in the binary).
 
-use crate::config::Config;
 use anyhow::{Context, Result};
+use kroon::config::Config;
 use kroon_rules::Variant;
 use kroon_search::{Eval, EvalKind, Weights};
 use std::path::Path;

@@ -3,8 +3,8 @@
 //! while a search runs), the session in `kroon_protocol::hub::session` does the rest, and stdout
 //! carries protocol lines only, one whole line per write.
 
-use crate::config::Config;
 use anyhow::{Context, Result};
+use kroon::config::Config;
 use kroon_protocol::hub::{Flow, Identity, Session, Settings, WriterSink};
 use kroon_rules::Variant;
 use std::io::BufRead;

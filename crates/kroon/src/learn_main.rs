@@ -1,9 +1,9 @@
 //! `kroon selfplay` and `kroon train`: flags and wiring around `kroon_learn`.
 
-use crate::config::Config;
 use crate::evaluation;
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use kroon::config::Config;
 use kroon_learn::{selfplay, train};
 use kroon_rules::Variant;
 use kroon_search::eval::pattern;

@@ -12,7 +12,6 @@ macro_rules! say {
 mod analyse;
 mod bench;
 mod board;
-mod config;
 mod dxp_main;
 mod evaluation;
 mod hub_main;
@@ -23,6 +22,7 @@ mod tourney;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
+use kroon::config;
 use kroon_rules::{divide, notation, parse_fen, Duplicates, Position, Variant};
 use kroon_search::Limits;
 use std::io::{BufRead, Write};

@@ -22,8 +22,8 @@ mod runner;
 mod spec;
 mod stats;
 
-use crate::config::Config;
 use anyhow::{bail, Result};
+use kroon::config::Config;
 use kroon_rules::Variant;
 use std::path::PathBuf;
 use std::time::Duration;

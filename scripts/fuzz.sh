@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of every reader of outside input (the targets of crates/fuzz), with
+# libFuzzer through cargo-fuzz, on the stable toolchain: `--sanitizer none` needs no nightly, and
+# `-a` keeps debug assertions and overflow checks on, so arithmetic slips fail too.
+#
+# usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s, every target)
+# The corpus grows in target/fuzz-corpus/NAME (seeded from crates/fuzz's seeds, kept between runs).
+# A crash stops the run and is left in fuzz/artifacts/NAME/; copy it to
+# crates/fuzz/regressions/NAME/ so that `cargo test` replays it from then on.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(fen move_text hub_line dxp_frames dxp_message settings weights records)
+
+command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
+root=$(pwd)
+corpus=$root/target/fuzz-corpus
+cargo run --quiet --release -p kroon-fuzz --bin fuzz-seeds -- "$corpus"
+(cd fuzz && cargo fuzz build --sanitizer none -O -a)
+
+printf '%-12s %12s %8s %10s %8s\n' target inputs seconds inputs/s corpus
+failed=0
+for t in "${targets[@]}"; do
+    # Weights images are 210 kB; every other input is a line or a small file.
+    max_len=4096
+    [[ $t == weights ]] && max_len=262144
+    log=$root/target/fuzz-$t.log
+    mkdir -p "fuzz/artifacts/$t"
+    start=$(date +%s.%N)
+    if ! (cd fuzz && cargo fuzz run --sanitizer none -O -a "$t" "$corpus/$t" -- \
+            -max_total_time="$seconds" -max_len="$max_len" -print_final_stats=1 \
+            -artifact_prefix="$root/fuzz/artifacts/$t/") >"$log" 2>&1; then
+        failed=1
+        echo "$t: FAILED, see $log and fuzz/artifacts/$t/"
+        grep -m1 -A3 "panicked" "$log" || tail -5 "$log"
+        continue
+    fi
+    end=$(date +%s.%N)
+    runs=$(awk '/stat::number_of_executed_units/{print $2}' "$log")
+    files=$(find "$corpus/$t" -type f | wc -l)
+    awk -v t="$t" -v r="$runs" -v a="$start" -v b="$end" -v c="$files" \
+        'BEGIN{s=b-a; printf "%-12s %12d %8.1f %10.0f %8d\n", t, r, s, r/s, c}'
+done
+exit $failed
