@@ -1,4 +1,4 @@
-//! `kroon match`: a tournament manager for Hub and DXP engines.
+//! Kroon's tournament manager (`kroon match`) for Hub and DXP engines.
 //!
 //! The manager keeps the board (every move is checked by `kroon_rules`) and the clocks, and plays
 //! each opening twice with colours reversed. Hub engines are child processes, one set per worker
@@ -22,9 +22,9 @@ mod runner;
 mod spec;
 mod stats;
 
-use crate::config::Config;
 use anyhow::{bail, Result};
 use kroon_rules::Variant;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -196,7 +196,13 @@ pub(crate) struct Plan {
     pub event: String,
 }
 
-pub fn run(args: MatchArgs, config: &Config) -> Result<()> {
+/// Plays the match the options describe (or, with `--generate-openings`, prints openings), with
+/// `default_variant` (a Hub variant name, from the settings) when `--variant` is not given.
+///
+/// # Errors
+/// Options that do not make a match, an engine that keeps failing before its first move, or an
+/// output file that cannot be written.
+pub fn run(args: MatchArgs, default_variant: &str) -> Result<()> {
     let MatchArgs {
         engines,
         opts: args,
@@ -209,16 +215,17 @@ pub fn run(args: MatchArgs, config: &Config) -> Result<()> {
             args.seed,
             &|n, line| eprintln!("{n:4} {line}"),
         );
+        let mut out = std::io::stdout().lock();
         for line in lines {
-            say!("{line}")?;
+            writeln!(out, "{line}")?;
         }
         return Ok(());
     }
-    let plan = plan(&engines, *args, config)?;
+    let plan = plan(&engines, *args, default_variant)?;
     runner::run(&plan)
 }
 
-fn plan(engines: &[Vec<String>], args: MatchOpts, config: &Config) -> Result<Plan> {
+fn plan(engines: &[Vec<String>], args: MatchOpts, default_variant: &str) -> Result<Plan> {
     let engines = engines
         .iter()
         .map(|words| spec::parse_engine(words))
@@ -226,11 +233,7 @@ fn plan(engines: &[Vec<String>], args: MatchOpts, config: &Config) -> Result<Pla
     if engines.len() < 2 {
         bail!("a match needs at least two --engine");
     }
-    let variant: Variant = args
-        .variant
-        .as_deref()
-        .unwrap_or(&config.engine.variant)
-        .parse()?;
+    let variant: Variant = args.variant.as_deref().unwrap_or(default_variant).parse()?;
     if variant != Variant::International
         && engines
             .iter()
