@@ -2,7 +2,8 @@
 //! each move is `pos` (the game's start and every move since), `level`, `go think`, then `info`
 //! lines until `done`. Two reader threads drain standard output (into a channel, time-stamped)
 //! and standard error (into the transcript only), so a silent or chatty engine can never block
-//! the manager, and every wait has a deadline.
+//! the manager, and every wait has a deadline. What they keep is bounded: lines are cut at
+//! [`MAX_LINE`] bytes and at most [`LINES_AHEAD`] wait to be read.
 
 use super::player::{EndForEngine, FailKind, Failure, Player, Reply, Transcript, Turn};
 use super::spec::TimeControl;
@@ -11,7 +12,7 @@ use kroon_rules::{notation, write_hub, Colour, Move, Position, Variant};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// How to start a Hub engine.
@@ -32,6 +33,11 @@ pub struct HubLaunch {
 
 /// A line from the engine's standard output and when it was read; `None` at end of file.
 type Line = (Instant, Option<String>);
+
+/// Lines read ahead of the manager. When they are all waiting, the reader stops reading, and an
+/// engine that writes without pause while its opponent thinks waits on the pipe instead of
+/// filling the manager's memory.
+const LINES_AHEAD: usize = 256;
 
 /// Longest line kept from an engine; the rest of a longer line is dropped. Hub lines are short
 /// (a long `info pv=...` has a few hundred bytes), so this only bounds what a broken engine that
@@ -106,7 +112,7 @@ impl HubEngine {
         })?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
-        let (tx, lines) = channel();
+        let (tx, lines) = sync_channel(LINES_AHEAD);
         let out_log = log.clone();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
@@ -262,6 +268,9 @@ impl HubEngine {
             if matches!(self.child.try_wait(), Ok(Some(_))) {
                 return;
             }
+            // Keep reading, or an engine still writing could block on the pipe and never
+            // get to its `quit`.
+            while Instant::now() < until && self.lines.try_recv().is_ok() {}
             std::thread::sleep(Duration::from_millis(10));
         }
         let _ = self.child.kill();
@@ -282,14 +291,19 @@ impl Player for HubEngine {
 
     fn think(&mut self, turn: &Turn<'_>) -> Result<Reply, Failure> {
         // Whatever the engine wrote since its last `done` (late `info`, chatter) must not be
-        // read as the answer to this request.
-        while let Ok((_, line)) = self.lines.try_recv() {
+        // read as the answer to this request. Only lines read before now are dropped, so an
+        // engine that never stops writing cannot keep the manager here.
+        let asked = Instant::now();
+        while let Ok((at, line)) = self.lines.try_recv() {
             if line.is_none() {
                 let status = self.exit_status();
                 return Err(self.fail(
                     FailKind::Crash,
                     format!("the engine closed its output between moves{status}"),
                 ));
+            }
+            if at >= asked {
+                break;
             }
         }
         let variant = turn.start.variant();
