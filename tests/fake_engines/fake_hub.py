@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A scripted Hub engine for testing `kroon match` (tests/match.rs).
+"""A scripted Hub engine for testing `kroon match` (tests/match.rs, crates/match/tests/soak.rs).
 
 usage: fake_hub.py MODE [--after N] [--sleep S] [--score X | --score-white X] [--pidlog FILE]
+                   [--then hang|first|bad] [--mb M] [--line-bytes N]
 
 MODE says how `go` is answered:
   first    the first legal move in Hub notation order (pydraughts keeps the board)
@@ -10,13 +11,24 @@ MODE says how `go` is answered:
   hang     never answers (but still reads and obeys `quit`)
   slow     sleeps --sleep seconds, then plays like `first`
   nomove   `done` without a move
+  garbage  300 lines that are not Hub replies (random bytes, words, `info` with broken values),
+           then as --then says
+  flood    --mb megabytes (default 5) of junk lines of --line-bytes bytes (default 100), then as
+           --then says; --line-bytes 0 writes it all as one line, ended only when --then
+           is not hang
+  spam     plays like `first`, and from its first answer on writes junk lines without pause, from
+           a thread of its own, until it is stopped
+--then says what garbage and flood do next: hang (the default) writes nothing more, first plays
+like `first`, bad writes a `done` line that cannot be read.
 With --after N the first N-1 searches of the process play like `first`; the mode applies from the
 N-th on. --score X reports `info score=X` (from the mover's side) with every move; --score-white X
 reports X from White's side. --pidlog appends the process id to FILE at start, to count restarts.
 """
 import os
+import random
 import re
 import sys
+import threading
 import time
 
 import draughts
@@ -29,6 +41,9 @@ while args:
     opts[key] = args.pop(0)
 after = int(opts.get("after", "1"))
 sleep = float(opts.get("sleep", "0"))
+then = opts.get("then", "hang")
+rng = random.Random(1)
+out_lock = threading.Lock()
 
 if "pidlog" in opts:
     with open(opts["pidlog"], "a") as f:
@@ -36,8 +51,61 @@ if "pidlog" in opts:
 
 
 def say(line):
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
+    with out_lock:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+def write_bytes(data):
+    with out_lock:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+
+
+def junk_line():
+    """A line no Hub reader should act on: random bytes (not all UTF-8), random words, or a
+    reply word with values that do not parse. Never `done`, `error` or a valid `info`."""
+    kind = rng.randrange(4)
+    if kind == 0:
+        alphabet = b"\x00\x01\x7f\x80\xc3\xff\t\r=\"abc "
+        body = bytes(rng.choice(alphabet) for _ in range(rng.randrange(1, 200)))
+    elif kind == 1:
+        words = ["pos", "go", "wait", "ready", "=", '"', "move=", "x"]
+        body = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 20))).encode()
+    elif kind == 2:
+        body = f"info depth=deep score={rng.random()}x pv=\"unclosed".encode()
+    else:
+        body = b"#" * rng.randrange(1, 2000)
+    return body.replace(b"\n", b" ") + b"\n"
+
+
+def flood():
+    total = int(float(opts.get("mb", "5")) * 1_000_000)
+    width = int(opts.get("line-bytes", "100"))
+    if width == 0:
+        chunk = b"x" * 65536
+        for _ in range(total // len(chunk)):
+            write_bytes(chunk)
+        if then != "hang":
+            write_bytes(b"\n")
+        return
+    line = b"~" * (width - 1) + b"\n"
+    batch = line * max(1, 65536 // width)
+    for _ in range(total // len(batch)):
+        write_bytes(batch)
+
+
+def spam_forever():
+    line = b"spam " * 20 + b"\n"
+    while True:
+        try:
+            write_bytes(line * 100)
+        except (BrokenPipeError, OSError):
+            os._exit(0)
+
+
+spamming = False
 
 
 def hub_to_fen(hub):
@@ -106,6 +174,16 @@ for raw in sys.stdin:
         if act == "nomove":
             say("done")
             continue
+        if act in ("garbage", "flood"):
+            if act == "garbage":
+                write_bytes(b"".join(junk_line() for _ in range(300)))
+            else:
+                flood()
+            if then == "hang":
+                continue
+            if then == "bad":
+                say('done move="32-28')
+                continue
         if act == "slow":
             time.sleep(sleep)
         board = board_for(pos, moves)
@@ -115,3 +193,6 @@ for raw in sys.stdin:
             x = float(opts["score-white"])
             say(f"info depth=1 score={x if board.turn == draughts.WHITE else -x:.2f}")
         say(f"done move={first_move(board)}")
+        if act == "spam" and not spamming:
+            spamming = True
+            threading.Thread(target=spam_forever, daemon=True).start()

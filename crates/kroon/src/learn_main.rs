@@ -131,7 +131,7 @@ pub fn selfplay(args: SelfplayArgs, config: &Config) -> Result<()> {
         (Some(n), _) => selfplay::MoveLimit::Nodes(n.max(1)),
         _ => selfplay::MoveLimit::Nodes(6000),
     };
-    let openings: Vec<_> = crate::tourney::default_openings(variant)?;
+    let openings: Vec<_> = kroon_match::default_openings(variant)?;
     let settings = selfplay::Settings {
         variant,
         games: args.games,

@@ -18,7 +18,6 @@ mod hub_main;
 mod learn_main;
 mod logging;
 mod perft;
-mod tourney;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -128,7 +127,7 @@ enum Command {
     /// Play engine-vs-engine games over DXP (DamExchange) on TCP.
     Dxp(dxp_main::DxpArgs),
     /// Play a match or tournament between Hub and DXP engines.
-    Match(tourney::MatchArgs),
+    Match(kroon_match::MatchArgs),
     /// Print a board diagram with field numbers.
     Show {
         #[command(flatten)]
@@ -304,7 +303,7 @@ fn run() -> Result<()> {
         Command::Selfplay(args) => learn_main::selfplay(args, &config)?,
         Command::Train(args) => learn_main::train(args)?,
         Command::Hub => hub_main::run(&config)?,
-        Command::Match(args) => tourney::run(args, &config)?,
+        Command::Match(args) => kroon_match::run(args, &config.engine.variant)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,
         Command::Show { position } => {
             let pos = position.resolve(&config.engine.variant)?;

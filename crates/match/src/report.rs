@@ -1,7 +1,7 @@
 //! What the match tells the user: a line (or a progress bar) per game, the PDN file, the final
 //! tables and the JSON results file. The counting lives in [`Tally`], which does no I/O.
 
-use super::game::Played;
+use super::game::{Played, Termination};
 use super::openings::{movetext, Opening};
 use super::pdn;
 use super::stats::{Decision, Penta, Sprt, Wdl};
@@ -39,6 +39,69 @@ pub struct Finished {
     pub job: Job,
     /// The game.
     pub played: Played,
+}
+
+/// One game of a match, as it ended.
+#[derive(Clone, Debug)]
+pub struct GameReport {
+    /// Its number in the schedule, from 1 (the PDN `Round`).
+    pub number: usize,
+    /// The engine with White.
+    pub white: String,
+    /// The engine with Black.
+    pub black: String,
+    /// The result.
+    pub result: GameResult,
+    /// Why it ended.
+    pub termination: Termination,
+    /// The engine that failed (crashed, hung, played an illegal move, ...) and so lost, if one did.
+    pub culprit: Option<String>,
+    /// In words.
+    pub reason: String,
+    /// Moves the engines played, after the opening's.
+    pub engine_plies: usize,
+}
+
+impl GameReport {
+    /// The report of a finished game.
+    #[must_use]
+    pub(crate) fn new(plan: &Plan, f: &Finished) -> GameReport {
+        let name = |i: usize| plan.engines[i].name.clone();
+        GameReport {
+            number: f.job.number,
+            white: name(f.job.white),
+            black: name(f.job.black),
+            result: f.played.result,
+            termination: f.played.termination,
+            culprit: f.played.culprit.map(|c| match c {
+                Colour::White => name(f.job.white),
+                Colour::Black => name(f.job.black),
+            }),
+            reason: f.played.reason.clone(),
+            engine_plies: f.played.moves.len(),
+        }
+    }
+}
+
+/// Why a match ended before its schedule did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// The SPRT decided.
+    Sprt(Decision),
+    /// An engine kept failing before its first move (the message says which, and how).
+    Failing(String),
+}
+
+/// How a match went.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Games in the schedule.
+    pub scheduled: usize,
+    /// Every game played to its end, in the order they ended; games still running when the match
+    /// stopped early are not among them.
+    pub games: Vec<GameReport>,
+    /// Why the match stopped early, if it did.
+    pub stopped: Option<Stopped>,
 }
 
 /// Counts for one pair, from its first engine's side.

@@ -14,7 +14,7 @@ use std::path::Path;
 /// The default openings (international draughts): positions 2 or 3 moves from the start that a
 /// short search of Kroon's scored close to equal. One PDN game per line; made by
 /// `kroon match --generate-openings 160 --generate-depth 12 --seed 1` (see [`generate`]).
-const DEFAULT: &str = include_str!("../../../../scripts/openings/openings.txt");
+const DEFAULT: &str = include_str!("../../../scripts/openings/openings.txt");
 
 /// A start for a game pair: a position and the moves already played from it.
 #[derive(Clone, Debug)]

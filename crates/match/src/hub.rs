@@ -2,7 +2,8 @@
 //! each move is `pos` (the game's start and every move since), `level`, `go think`, then `info`
 //! lines until `done`. Two reader threads drain standard output (into a channel, time-stamped)
 //! and standard error (into the transcript only), so a silent or chatty engine can never block
-//! the manager, and every wait has a deadline.
+//! the manager, and every wait has a deadline. What they keep is bounded: lines are cut at
+//! [`MAX_LINE`] bytes and at most [`LINES_AHEAD`] wait to be read.
 
 use super::player::{EndForEngine, FailKind, Failure, Player, Reply, Transcript, Turn};
 use super::spec::TimeControl;
@@ -11,7 +12,7 @@ use kroon_rules::{notation, write_hub, Colour, Move, Position, Variant};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// How to start a Hub engine.
@@ -32,6 +33,44 @@ pub struct HubLaunch {
 
 /// A line from the engine's standard output and when it was read; `None` at end of file.
 type Line = (Instant, Option<String>);
+
+/// Lines read ahead of the manager. When they are all waiting, the reader stops reading, and an
+/// engine that writes without pause while its opponent thinks waits on the pipe instead of
+/// filling the manager's memory.
+const LINES_AHEAD: usize = 256;
+
+/// Longest line kept from an engine; the rest of a longer line is dropped. Hub lines are short
+/// (a long `info pv=...` has a few hundred bytes), so this only bounds what a broken engine that
+/// writes without a line end can cost.
+const MAX_LINE: usize = 16 * 1024;
+
+/// Reads a line into `buf`, without its line end, keeping at most [`MAX_LINE`] bytes of it.
+/// `Ok(false)` at the end of the input.
+fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<bool> {
+    buf.clear();
+    let mut read = false;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(read);
+        }
+        read = true;
+        let (part, used, ended) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], i + 1, true),
+            None => (chunk, chunk.len(), false),
+        };
+        let room = MAX_LINE.saturating_sub(buf.len());
+        buf.extend_from_slice(&part[..part.len().min(room)]);
+        reader.consume(used);
+        if ended {
+            return Ok(true);
+        }
+    }
+}
 
 /// A running Hub engine.
 #[derive(Debug)]
@@ -73,24 +112,18 @@ impl HubEngine {
         })?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
-        let (tx, lines) = channel();
+        let (tx, lines) = sync_channel(LINES_AHEAD);
         let out_log = log.clone();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match reader.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf)
-                            .trim_end_matches(['\n', '\r'])
-                            .to_owned();
-                        out_log.push(format!("< {line}"));
-                        if tx.send((Instant::now(), Some(line))).is_err() {
-                            return;
-                        }
-                    }
+            while let Ok(true) = read_line(&mut reader, &mut buf) {
+                let line = String::from_utf8_lossy(&buf)
+                    .trim_end_matches('\r')
+                    .to_owned();
+                out_log.push(format!("< {line}"));
+                if tx.send((Instant::now(), Some(line))).is_err() {
+                    return;
                 }
             }
             let _ = tx.send((Instant::now(), None));
@@ -99,10 +132,9 @@ impl HubEngine {
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stderr);
             let mut buf = Vec::new();
-            while matches!(reader.read_until(b'\n', &mut buf), Ok(n) if n > 0) {
+            while let Ok(true) = read_line(&mut reader, &mut buf) {
                 let line = String::from_utf8_lossy(&buf);
-                err_log.push(format!("! {}", line.trim_end_matches(['\n', '\r'])));
-                buf.clear();
+                err_log.push(format!("! {}", line.trim_end_matches('\r')));
             }
         });
         let mut engine = HubEngine {
@@ -236,6 +268,9 @@ impl HubEngine {
             if matches!(self.child.try_wait(), Ok(Some(_))) {
                 return;
             }
+            // Keep reading, or an engine still writing could block on the pipe and never
+            // get to its `quit`.
+            while Instant::now() < until && self.lines.try_recv().is_ok() {}
             std::thread::sleep(Duration::from_millis(10));
         }
         let _ = self.child.kill();
@@ -256,14 +291,19 @@ impl Player for HubEngine {
 
     fn think(&mut self, turn: &Turn<'_>) -> Result<Reply, Failure> {
         // Whatever the engine wrote since its last `done` (late `info`, chatter) must not be
-        // read as the answer to this request.
-        while let Ok((_, line)) = self.lines.try_recv() {
+        // read as the answer to this request. Only lines read before now are dropped, so an
+        // engine that never stops writing cannot keep the manager here.
+        let asked = Instant::now();
+        while let Ok((at, line)) = self.lines.try_recv() {
             if line.is_none() {
                 let status = self.exit_status();
                 return Err(self.fail(
                     FailKind::Crash,
                     format!("the engine closed its output between moves{status}"),
                 ));
+            }
+            if at >= asked {
+                break;
             }
         }
         let variant = turn.start.variant();
@@ -353,5 +393,35 @@ impl Player for HubEngine {
 
     fn transcript(&self) -> Vec<String> {
         self.log.lines()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8]) -> Vec<Vec<u8>> {
+        // A small buffer, so that lines span several fills.
+        let mut reader = BufReader::with_capacity(7, input);
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        while read_line(&mut reader, &mut buf).expect("reading a slice") {
+            out.push(buf.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn lines_are_read_without_their_end_and_cut_at_the_limit() {
+        assert_eq!(
+            lines(b"wait\nready\r\n\nlast"),
+            [&b"wait"[..], b"ready\r", b"", b"last"]
+        );
+        let mut long = vec![b'x'; 3 * MAX_LINE];
+        long.extend_from_slice(b"\ndone move=32-28\n");
+        let got = lines(&long);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0], vec![b'x'; MAX_LINE]);
+        assert_eq!(got[1], b"done move=32-28");
     }
 }

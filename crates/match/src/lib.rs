@@ -1,4 +1,4 @@
-//! `kroon match`: a tournament manager for Hub and DXP engines.
+//! Kroon's tournament manager (`kroon match`) for Hub and DXP engines.
 //!
 //! The manager keeps the board (every move is checked by `kroon_rules`) and the clocks, and plays
 //! each opening twice with colours reversed. Hub engines are child processes, one set per worker
@@ -9,7 +9,23 @@
 //! Layout: `spec` (engine specs, time control), `openings`, `player` (the interface of a
 //! participant), `hub` and `dxp` (the two kinds), `game` (one game: clocks, rules, adjudication),
 //! `pdn` (output), `stats` (Elo, pentanomial, SPRT), `runner` (workers and schedule), `report`
-//! (progress, tables, JSON).
+//! (progress, tables, JSON, and the [`Report`] a caller gets back).
+//!
+//! [`run`] is `kroon match`. A program that wants the games rather than the printout builds a
+//! [`Match`] and reads the [`Report`] of [`Match::play`]:
+//!
+//! ```no_run
+//! let args = kroon_match::MatchArgs::from_words([
+//!     "--engine", "name=A", "cmd=kroon hub",
+//!     "--engine", "name=B", "cmd=kroon hub",
+//!     "--games", "2", "--movetime", "0.1",
+//! ])?;
+//! let report = kroon_match::Match::new(args, "normal")?.play()?;
+//! for game in &report.games {
+//!     println!("{} {} - {} {}", game.number, game.white, game.black, game.result.pdn());
+//! }
+//! # Ok::<(), anyhow::Error>(())
+//! ```
 
 mod dxp;
 mod game;
@@ -23,10 +39,16 @@ mod spec;
 mod stats;
 
 use anyhow::{bail, Result};
-use kroon::config::Config;
 use kroon_rules::Variant;
+use std::ffi::OsString;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
+
+pub use game::Termination;
+pub use player::FailKind;
+pub use report::{GameReport, Report, Stopped};
+pub use stats::Decision;
 
 /// Match options: `--engine` (kept per occurrence, see the `clap::Args` impl below) and the rest.
 #[derive(Debug)]
@@ -78,6 +100,24 @@ impl clap::Args for MatchArgs {
 
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
         MatchArgs::augment_args(cmd)
+    }
+}
+
+impl MatchArgs {
+    /// Reads the options from the words that follow `kroon match` on its command line.
+    ///
+    /// # Errors
+    /// Words `kroon match` would refuse, with the message it would print.
+    pub fn from_words<I, T>(words: I) -> Result<MatchArgs, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString>,
+    {
+        use clap::{Args as _, FromArgMatches as _};
+        let cmd = MatchArgs::augment_args(clap::Command::new("match").args_override_self(true));
+        let words =
+            std::iter::once(OsString::from("match")).chain(words.into_iter().map(Into::into));
+        MatchArgs::from_arg_matches(&cmd.try_get_matches_from(words)?)
     }
 }
 
@@ -196,29 +236,74 @@ pub(crate) struct Plan {
     pub event: String,
 }
 
-pub fn run(args: MatchArgs, config: &Config) -> Result<()> {
-    let MatchArgs {
-        engines,
-        opts: args,
-    } = args;
-    if let Some(count) = args.generate_openings {
+/// Plays the match the options describe (or, with `--generate-openings`, prints openings), with
+/// `default_variant` (a Hub variant name, from the settings) when `--variant` is not given.
+///
+/// # Errors
+/// Options that do not make a match, an engine that keeps failing before its first move, or an
+/// output file that cannot be written.
+pub fn run(args: MatchArgs, default_variant: &str) -> Result<()> {
+    if let Some(count) = args.opts.generate_openings {
+        let opts = &args.opts;
         let lines = openings::generate(
             count,
-            args.generate_depth,
-            args.generate_max_score,
-            args.seed,
+            opts.generate_depth,
+            opts.generate_max_score,
+            opts.seed,
             &|n, line| eprintln!("{n:4} {line}"),
         );
+        let mut out = std::io::stdout().lock();
         for line in lines {
-            say!("{line}")?;
+            writeln!(out, "{line}")?;
         }
         return Ok(());
     }
-    let plan = plan(&engines, *args, config)?;
-    runner::run(&plan)
+    let report = Match::new(args, default_variant)?.play()?;
+    if let Some(Stopped::Failing(text)) = report.stopped {
+        bail!(text);
+    }
+    Ok(())
 }
 
-fn plan(engines: &[Vec<String>], args: MatchOpts, config: &Config) -> Result<Plan> {
+/// A match ready to play: the options checked, the openings read.
+#[derive(Debug)]
+pub struct Match {
+    plan: Plan,
+}
+
+impl Match {
+    /// Checks the options and reads the openings, with `default_variant` (a Hub variant name)
+    /// when `--variant` is not given.
+    ///
+    /// # Errors
+    /// Options that do not make a match, or an openings file that cannot be read.
+    pub fn new(args: MatchArgs, default_variant: &str) -> Result<Match> {
+        if args.opts.generate_openings.is_some() {
+            bail!("--generate-openings makes openings, not a match");
+        }
+        Ok(Match {
+            plan: plan(&args.engines, *args.opts, default_variant)?,
+        })
+    }
+
+    /// Games in the schedule.
+    #[must_use]
+    pub fn scheduled(&self) -> usize {
+        runner::schedule(&self.plan).len()
+    }
+
+    /// Plays the match: a line per game and the final tables on standard output, the PDN and
+    /// JSON files when the options ask for them. The match stops early when an SPRT decides or
+    /// an engine keeps failing before its first move; the report says which.
+    ///
+    /// # Errors
+    /// The PDN or JSON file cannot be written.
+    pub fn play(&self) -> Result<Report> {
+        runner::run(&self.plan)
+    }
+}
+
+fn plan(engines: &[Vec<String>], args: MatchOpts, default_variant: &str) -> Result<Plan> {
     let engines = engines
         .iter()
         .map(|words| spec::parse_engine(words))
@@ -226,11 +311,7 @@ fn plan(engines: &[Vec<String>], args: MatchOpts, config: &Config) -> Result<Pla
     if engines.len() < 2 {
         bail!("a match needs at least two --engine");
     }
-    let variant: Variant = args
-        .variant
-        .as_deref()
-        .unwrap_or(&config.engine.variant)
-        .parse()?;
+    let variant: Variant = args.variant.as_deref().unwrap_or(default_variant).parse()?;
     if variant != Variant::International
         && engines
             .iter()

@@ -9,11 +9,11 @@ use super::dxp::DxpEngine;
 use super::game::{self, Played, Termination};
 use super::hub::{HubEngine, HubLaunch};
 use super::player::{FailKind, Failure, Player};
-use super::report::{Finished, Job, Output};
+use super::report::{Finished, GameReport, Job, Output, Report, Stopped};
 use super::spec::EngineKind;
 use super::stats::Decision;
 use super::Plan;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use kroon_rules::{side_name, Colour, GameResult, Variant};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Sender};
@@ -64,8 +64,8 @@ struct Shared<'a> {
 /// Plays the match and prints the result.
 ///
 /// # Errors
-/// The PDN or JSON file cannot be written, or an engine keeps failing before it plays a move.
-pub fn run(plan: &Plan) -> Result<()> {
+/// The PDN or JSON file cannot be written.
+pub fn run(plan: &Plan) -> Result<Report> {
     let jobs = schedule(plan);
     let total = jobs.len();
     let shared = Shared {
@@ -101,6 +101,7 @@ pub fn run(plan: &Plan) -> Result<()> {
     let mut fatal: Option<String> = None;
     let mut error: Option<anyhow::Error> = None;
     let mut decided = None;
+    let mut games = Vec::new();
     std::thread::scope(|s| {
         let (tx, rx) = channel();
         for _ in 0..plan.concurrency.min(total) {
@@ -111,17 +112,20 @@ pub fn run(plan: &Plan) -> Result<()> {
         drop(tx);
         for msg in rx {
             match msg {
-                Msg::Game(f) => match out.game(plan, &f) {
-                    Ok(Some(d)) if d != Decision::Continue && decided.is_none() => {
-                        decided = Some(d);
-                        shared.stop.store(true, Ordering::Relaxed);
+                Msg::Game(f) => {
+                    games.push(GameReport::new(plan, &f));
+                    match out.game(plan, &f) {
+                        Ok(Some(d)) if d != Decision::Continue && decided.is_none() => {
+                            decided = Some(d);
+                            shared.stop.store(true, Ordering::Relaxed);
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            error.get_or_insert(e);
+                            shared.stop.store(true, Ordering::Relaxed);
+                        }
                     }
-                    Ok(_) => {}
-                    Err(e) => {
-                        error.get_or_insert(e);
-                        shared.stop.store(true, Ordering::Relaxed);
-                    }
-                },
+                }
                 Msg::Fatal(text) => {
                     fatal.get_or_insert(text);
                     shared.stop.store(true, Ordering::Relaxed);
@@ -138,10 +142,11 @@ pub fn run(plan: &Plan) -> Result<()> {
     if let Some(e) = error {
         return Err(e);
     }
-    if let Some(text) = fatal {
-        bail!(text);
-    }
-    Ok(())
+    Ok(Report {
+        scheduled: total,
+        games,
+        stopped: fatal.map(Stopped::Failing).or(decided.map(Stopped::Sprt)),
+    })
 }
 
 fn worker(shared: &Shared<'_>, tx: &Sender<Msg>) {
