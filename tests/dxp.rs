@@ -375,6 +375,43 @@ fn server_survives_bad_peers() {
 }
 
 #[test]
+fn server_outlives_its_standard_output() {
+    // `kroon dxp --listen ... | head -1`, or a supervisor that stopped reading: the record of each
+    // finished game can no longer be written, and the server must go on serving regardless.
+    let log = log_path("closed-stdout");
+    let mut child = Command::new(KROON)
+        .arg("dxp")
+        .args(["--threads", "1", "--hash", "8", "--move-time", "0.05"])
+        .args(["--listen", "127.0.0.1:0", "--name", "Server"])
+        .env("KROON_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start kroon dxp");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let addr = line.trim().trim_start_matches("listening on ").to_owned();
+    drop(stdout);
+    let mut server = Kroon {
+        child,
+        lines: Arc::default(),
+        log,
+    };
+    for _ in 0..2 {
+        let mut peer = Peer::connect(&addr);
+        peer.request(DxpColour::Black);
+        peer.send_text("E11");
+        assert_eq!(peer.expect("E"), "E00");
+        assert!(peer.expect_close().is_empty());
+    }
+    assert!(server.alive(), "{}", server.log_text());
+    let log = server.log_text();
+    assert!(log.contains("cannot write to standard output"), "{log}");
+    assert!(!log.contains("panicked"), "{log}");
+}
+
+#[test]
 fn pydraughts_drives_kroon_through_whole_games() {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -125,6 +125,16 @@ impl Tally {
     }
 }
 
+/// Writes one line to standard output and flushes it. A server must outlive its output: when
+/// standard output is gone (a closed pipe), the line is logged and dropped, where `println!` would
+/// panic and end the server at its next finished game.
+fn print_line(line: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+        tracing::warn!("cannot write to standard output ({e}): {line}");
+    }
+}
+
 fn append_pdn(path: &PathBuf, rec: &GameRecord) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .create(true)
@@ -186,7 +196,7 @@ pub fn run(args: DxpArgs, config: &Config) -> Result<()> {
     let mut tally = Tally::default();
     let pdn_path = args.pdn;
     let mut on_game = |rec: &GameRecord| {
-        println!("{rec}");
+        print_line(&rec.to_string());
         tally.add(rec);
         if let Some(path) = &pdn_path {
             if let Err(e) = append_pdn(path, rec) {
@@ -215,14 +225,13 @@ pub fn run(args: DxpArgs, config: &Config) -> Result<()> {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
-            println!("listening on {}", listener.local_addr()?);
-            std::io::stdout().flush()?;
+            print_line(&format!("listening on {}", listener.local_addr()?));
             net::serve(&listener, &cfg, &mut engine, &mut on_game).await?;
             Ok(None)
         }
     });
     if initiator {
-        println!("{}", tally.line(&name));
+        print_line(&tally.line(&name));
     }
     match outcome? {
         Some(SessionEnd::Refused(code)) => {
