@@ -194,8 +194,24 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
-        let log = log_path("dxp");
-        let mut child = Command::new(KROON)
+        Server::start_with("dxp", Command::new(KROON))
+    }
+
+    /// A server allowed `files` open file descriptors (`ulimit -n` in a shell that then execs
+    /// Kroon, so the process is Kroon's).
+    fn with_open_files(files: u32) -> Server {
+        let mut sh = Command::new("sh");
+        sh.args([
+            "-c",
+            &format!("ulimit -n {files} && exec \"$0\" \"$@\""),
+            KROON,
+        ]);
+        Server::start_with("dxp-files", sh)
+    }
+
+    fn start_with(name: &str, mut command: Command) -> Server {
+        let log = log_path(name);
+        let mut child = command
             .arg("dxp")
             .args(["--listen", "127.0.0.1:0", "--name", NAME])
             .args(["--threads", "1", "--hash", "8", "--move-time", MOVE_TIME])
@@ -743,7 +759,7 @@ fn dxp_soak(server: &Server, seed: u64) {
     // the allocator's arenas and the runtime's buffers, not the first use of them.
     let started = Instant::now();
     play_game(addr, DxpColour::White, Duration::ZERO, |n| n < 3)
-        .unwrap_or_else(|e| fail_soak(server, seed, &format!("warm-up game: {e}")));
+        .unwrap_or_else(|e| fail_soak(server, Some(seed), &format!("warm-up game: {e}")));
     games += 1;
     for kind in [
         Visit::Silent,
@@ -758,7 +774,7 @@ fn dxp_soak(server: &Server, seed: u64) {
         Visit::Oversized,
     ] {
         visit(addr, kind, &mut rng)
-            .unwrap_or_else(|e| fail_soak(server, seed, &format!("warm-up {kind:?}: {e}")));
+            .unwrap_or_else(|e| fail_soak(server, Some(seed), &format!("warm-up {kind:?}: {e}")));
         games += usize::from(kind.records_a_game());
     }
     let warm_up = started.elapsed();
@@ -776,7 +792,7 @@ fn dxp_soak(server: &Server, seed: u64) {
         visit(addr, kind, &mut rng).unwrap_or_else(|e| {
             fail_soak(
                 server,
-                seed,
+                Some(seed),
                 &format!("connection {i} of {IN_A_ROW} ({kind:?}): {e}"),
             )
         });
@@ -790,7 +806,7 @@ fn dxp_soak(server: &Server, seed: u64) {
     if !server.alive() {
         fail_soak(
             server,
-            seed,
+            Some(seed),
             "the server died during the connections in a row",
         );
     }
@@ -819,19 +835,25 @@ fn dxp_soak(server: &Server, seed: u64) {
             }
             true
         })
-        .unwrap_or_else(|e| fail_soak(server, seed, &format!("the game beside the crowd: {e}")));
+        .unwrap_or_else(|e| {
+            fail_soak(
+                server,
+                Some(seed),
+                &format!("the game beside the crowd: {e}"),
+            )
+        });
     games += 1;
     let Some((_, members)) = arrived else {
         fail_soak(
             server,
-            seed,
+            Some(seed),
             &format!("the game ended after {played} moves, before the crowd came"),
         );
     };
     if crowd_moves + MOVES_AFTER_CROWD > played {
         fail_soak(
             server,
-            seed,
+            Some(seed),
             &format!(
                 "the game ended by the rules after {played} moves, while the crowd was at move \
                  {crowd_moves}"
@@ -842,7 +864,13 @@ fn dxp_soak(server: &Server, seed: u64) {
 
     // A fresh connection still plays a normal game.
     let (fresh, fresh_slowest) = play_game(addr, DxpColour::Black, Duration::ZERO, |n| n < 10)
-        .unwrap_or_else(|e| fail_soak(server, seed, &format!("the game after the crowd: {e}")));
+        .unwrap_or_else(|e| {
+            fail_soak(
+                server,
+                Some(seed),
+                &format!("the game after the crowd: {e}"),
+            )
+        });
     games += 1;
 
     // The crowd was refused as documented, and every connection of it closed.
@@ -856,10 +884,10 @@ fn dxp_soak(server: &Server, seed: u64) {
             }
             Ok(d) => fail_soak(
                 server,
-                seed,
+                Some(seed),
                 &format!("a {member:?} of the crowd was closed after {d:?}"),
             ),
-            Err(e) => fail_soak(server, seed, &e),
+            Err(e) => fail_soak(server, Some(seed), &e),
         }
     }
     let crowd_time = t.elapsed();
@@ -872,7 +900,7 @@ fn dxp_soak(server: &Server, seed: u64) {
     if server.records() != games {
         fail_soak(
             server,
-            seed,
+            Some(seed),
             &format!(
                 "{} game records on stdout, {games} games ended",
                 server.records()
@@ -884,11 +912,11 @@ fn dxp_soak(server: &Server, seed: u64) {
     let rss_after = rss_kib(server.pid);
     let files_after = open_files(server.pid);
     if !server.alive() {
-        fail_soak(server, seed, "the server died");
+        fail_soak(server, Some(seed), "the server died");
     }
     let log = server.log_text();
     if log.contains("panicked") {
-        fail_soak(server, seed, "a panic in the server log");
+        fail_soak(server, Some(seed), "a panic in the server log");
     }
 
     let crowd_figures: Vec<String> = refusals
@@ -929,7 +957,7 @@ fn dxp_soak(server: &Server, seed: u64) {
         if after > before + RSS_SLACK_KIB {
             fail_soak(
                 server,
-                seed,
+                Some(seed),
                 &format!(
                 "resident memory grew from {before} KiB to {after} KiB (bound + {RSS_SLACK_KIB})"
             ),
@@ -941,16 +969,126 @@ fn dxp_soak(server: &Server, seed: u64) {
         if after > before {
             fail_soak(
                 server,
-                seed,
+                Some(seed),
                 &format!("open files grew from {before} to {after}"),
             );
         }
     }
 }
 
-fn fail_soak(server: &Server, seed: u64, what: &str) -> ! {
+/// CPU time a process has used, in ticks of 10 ms (`utime` + `stime`), where /proc has it.
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+/// Regression: during a game, an accept that failed (out of file descriptors) was retried at once
+/// and failed again, in a loop that took a core and wrote a million log lines in three seconds.
+/// With 32 open files allowed and 40 connections holding on, accepts fail until some close: the
+/// server must wait between tries, and the game must go on.
+#[test]
+fn dxp_server_backs_off_when_out_of_file_descriptors() {
+    let server = Server::with_open_files(32);
+    let child = Arc::clone(&server.child);
+    let _guard = KillOnDrop(Arc::clone(&child));
+    with_deadline(
+        Duration::from_secs(60),
+        "the file descriptor test",
+        &child,
+        move || {
+            out_of_files(&server);
+        },
+    );
+}
+
+fn out_of_files(server: &Server) {
+    let addr = server.addr;
+    let failures = || server.log_text().matches("accept failed").count();
+    let mut conn = Conn::open(addr).unwrap_or_else(|e| fail_soak(server, None, &e));
+    let mut game = Game::new(Position::initial(Variant::International));
+    accepted(request(&mut conn, DxpColour::Black).unwrap_or_else(|e| fail_soak(server, None, &e)))
+        .unwrap_or_else(|e| fail_soak(server, None, &e));
+    let exchange = |conn: &mut Conn, game: &mut Game| -> Duration {
+        let asked = Instant::now();
+        conn.send(&our_move(game).expect("a move"))
+            .unwrap_or_else(|e| fail_soak(server, None, &e));
+        let msg = conn
+            .expect("M")
+            .unwrap_or_else(|e| fail_soak(server, None, &e));
+        take_kroon_move(game, &msg).unwrap_or_else(|e| fail_soak(server, None, &e));
+        asked.elapsed()
+    };
+    exchange(&mut conn, &mut game);
+
+    // More connections than the server may open files: the kernel queues them, the server's
+    // accepts fail until it closes some.
+    let held: Vec<TcpStream> = (0..40)
+        .map(|_| TcpStream::connect_timeout(&addr, IO_TIMEOUT).expect("a queued connection"))
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let (before, ticks_before) = (failures(), cpu_ticks(server.pid));
+    let window = Instant::now();
+    let mut moves = 0;
+    let mut slowest = Duration::ZERO;
+    while window.elapsed() < Duration::from_secs(2) {
+        slowest = slowest.max(exchange(&mut conn, &mut game));
+        moves += 1;
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let seconds = window.elapsed().as_secs_f64();
+    let (after, ticks_after) = (failures(), cpu_ticks(server.pid));
+    drop(held);
+    let ticks = match (ticks_before, ticks_after) {
+        (Some(b), Some(a)) => format!("{} ms", (a - b) * 10),
+        _ => "?".to_owned(),
+    };
+    eprintln!(
+        "soak dxp: out of file descriptors for {seconds:.1} s: {} failed accepts, {ticks} of CPU, \
+         {moves} moves played (slowest answer {} ms)",
+        after - before,
+        slowest.as_millis()
+    );
+    if before == 0 {
+        fail_soak(
+            server,
+            None,
+            "no accept failed: the limit on open files did not take",
+        );
+    }
+    // One try per `ACCEPT_BACKOFF` (0.1 s), with room to spare.
+    let bound = (seconds * 10.0) as usize * 2 + 10;
+    if after - before > bound {
+        fail_soak(
+            server,
+            None,
+            &format!(
+                "{} failed accepts in {seconds:.1} s: the server does not back off (bound {bound})",
+                after - before
+            ),
+        );
+    }
+    if slowest > MOVE_DEADLINE {
+        fail_soak(
+            server,
+            None,
+            &format!("a move took {slowest:?} while accepts failed"),
+        );
+    }
+
+    // Once the connections are gone, the server serves again.
+    resign(conn).unwrap_or_else(|e| fail_soak(server, None, &e));
+    play_game(addr, DxpColour::White, Duration::ZERO, |n| n < 3)
+        .unwrap_or_else(|e| fail_soak(server, None, &format!("the game after: {e}")));
+    if !server.alive() || server.log_text().contains("panicked") {
+        fail_soak(server, None, "the server did not survive");
+    }
+}
+
+fn fail_soak(server: &Server, seed: Option<u64>, what: &str) -> ! {
+    let seed = seed.map_or_else(String::new, |s| format!(" (seed {s:#x})"));
     panic!(
-        "{what} (seed {seed:#x})\n--- server log (tail) ---\n{}",
+        "{what}{seed}\n--- server log (tail) ---\n{}",
         tail(&server.log_text(), 40)
     )
 }
