@@ -26,6 +26,8 @@ struct Kroon {
     child: Child,
     lines: Arc<Mutex<Vec<String>>>,
     log: PathBuf,
+    /// The thread reading standard output; it ends once the process has closed it.
+    reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Kroon {
@@ -44,14 +46,15 @@ impl Kroon {
             child,
             lines: Arc::default(),
             log,
+            reader: None,
         };
         let stdout = kroon.child.stdout.take().unwrap();
         let lines = Arc::clone(&kroon.lines);
-        std::thread::spawn(move || {
+        kroon.reader = Some(std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 lines.lock().unwrap().push(line);
             }
-        });
+        }));
         kroon
     }
 
@@ -89,11 +92,16 @@ impl Kroon {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Waits for the process to end; kills it and fails after `limit`.
+    /// Waits for the process to end, and for its last lines to be read; kills it and fails after
+    /// `limit`.
     fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
+                // The process has exited, but the reader may not have seen its last lines yet.
+                if let Some(reader) = self.reader.take() {
+                    let _ = reader.join();
+                }
                 return status;
             }
             if start.elapsed() > limit {
@@ -247,7 +255,7 @@ fn two_kroons_play_a_match() {
     let score = out
         .iter()
         .find(|l| l.starts_with("match "))
-        .expect("a match line");
+        .unwrap_or_else(|| panic!("no match line in {out:?}\n{}", client.log_text()));
     assert!(
         score.starts_with("match Initiator - Follower: ") && score.contains(" in 2 games "),
         "{score}"
@@ -397,6 +405,7 @@ fn server_outlives_its_standard_output() {
         child,
         lines: Arc::default(),
         log,
+        reader: None,
     };
     for _ in 0..2 {
         let mut peer = Peer::connect(&addr);
