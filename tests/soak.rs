@@ -1088,6 +1088,75 @@ fn out_of_files(server: &Server) {
     }
 }
 
+/// Regression: the server wrote its game records to standard output on the runtime's thread, so a
+/// pipe that nobody read filled up after some 750 games, and the next write blocked every
+/// connection. With standard output never read, 1,000 short games must all be played (the queue
+/// of 256 lines and the pipe fill up, and the lines after them are dropped with a warning).
+#[test]
+fn dxp_server_does_not_wait_for_its_standard_output() {
+    let log = log_path("dxp-unread");
+    let mut child = Command::new(KROON)
+        .arg("dxp")
+        .args(["--listen", "127.0.0.1:0", "--name", NAME])
+        .args(["--threads", "1", "--hash", "8", "--move-time", MOVE_TIME])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).expect("create the log file"))
+        .spawn()
+        .expect("start kroon dxp");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let child = Arc::new(Mutex::new(child));
+    let _guard = KillOnDrop(Arc::clone(&child));
+    with_deadline(
+        Duration::from_secs(60),
+        "the unread output test",
+        &child,
+        move || {
+            let mut line = String::new();
+            stdout.read_line(&mut line).expect("the listening line");
+            let addr: SocketAddr = line
+                .trim()
+                .trim_start_matches("listening on ")
+                .parse()
+                .expect("a socket address");
+            // Kept open and never read from here on.
+            let _unread = stdout;
+            let long_name = format!("{:-<32}", "Soak peer");
+            let t = Instant::now();
+            for i in 0..1_000 {
+                let game = || -> Result<(), String> {
+                    let mut conn = Conn::open(addr)?;
+                    conn.send(&Dxp::GameReq(GameReq {
+                        version: 1,
+                        initiator: long_name.clone(),
+                        follower_colour: DxpColour::Black,
+                        minutes: 5,
+                        moves: 0,
+                        start: None,
+                    }))?;
+                    accepted(accept_code(&conn.expect("A")?)?)?;
+                    resign(conn)
+                };
+                if let Err(e) = game() {
+                    panic!(
+                        "game {i} with standard output unread: {e}\n{}",
+                        tail(&std::fs::read_to_string(&log).unwrap_or_default(), 20)
+                    );
+                }
+            }
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let dropped = text.matches("standard output is not being read").count();
+            eprintln!(
+            "soak dxp: 1000 games with standard output unread in {:.1} s; {dropped} record lines \
+             dropped",
+            t.elapsed().as_secs_f64()
+        );
+            assert!(dropped > 0, "the queue never filled: the test did not test");
+            assert!(!text.contains("panicked"), "{}", tail(&text, 20));
+        },
+    );
+}
+
 fn fail_soak(server: &Server, seed: Option<u64>, what: &str) -> ! {
     let seed = seed.map_or_else(String::new, |s| format!(" (seed {s:#x})"));
     panic!(
