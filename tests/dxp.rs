@@ -26,6 +26,8 @@ struct Kroon {
     child: Child,
     lines: Arc<Mutex<Vec<String>>>,
     log: PathBuf,
+    /// The thread reading standard output; it ends once the process has closed it.
+    reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Kroon {
@@ -44,14 +46,15 @@ impl Kroon {
             child,
             lines: Arc::default(),
             log,
+            reader: None,
         };
         let stdout = kroon.child.stdout.take().unwrap();
         let lines = Arc::clone(&kroon.lines);
-        std::thread::spawn(move || {
+        kroon.reader = Some(std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 lines.lock().unwrap().push(line);
             }
-        });
+        }));
         kroon
     }
 
@@ -89,11 +92,16 @@ impl Kroon {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Waits for the process to end; kills it and fails after `limit`.
+    /// Waits for the process to end, and for its last lines to be read; kills it and fails after
+    /// `limit`.
     fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
+                // The process has exited, but the reader may not have seen its last lines yet.
+                if let Some(reader) = self.reader.take() {
+                    let _ = reader.join();
+                }
                 return status;
             }
             if start.elapsed() > limit {
@@ -247,7 +255,7 @@ fn two_kroons_play_a_match() {
     let score = out
         .iter()
         .find(|l| l.starts_with("match "))
-        .expect("a match line");
+        .unwrap_or_else(|| panic!("no match line in {out:?}\n{}", client.log_text()));
     assert!(
         score.starts_with("match Initiator - Follower: ") && score.contains(" in 2 games "),
         "{score}"
@@ -371,6 +379,44 @@ fn server_survives_bad_peers() {
     ] {
         assert!(log.contains(needle), "no log line with `{needle}`:\n{log}");
     }
+    assert!(!log.contains("panicked"), "{log}");
+}
+
+#[test]
+fn server_outlives_its_standard_output() {
+    // `kroon dxp --listen ... | head -1`, or a supervisor that stopped reading: the record of each
+    // finished game can no longer be written, and the server must go on serving regardless.
+    let log = log_path("closed-stdout");
+    let mut child = Command::new(KROON)
+        .arg("dxp")
+        .args(["--threads", "1", "--hash", "8", "--move-time", "0.05"])
+        .args(["--listen", "127.0.0.1:0", "--name", "Server"])
+        .env("KROON_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start kroon dxp");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let addr = line.trim().trim_start_matches("listening on ").to_owned();
+    drop(stdout);
+    let mut server = Kroon {
+        child,
+        lines: Arc::default(),
+        log,
+        reader: None,
+    };
+    for _ in 0..2 {
+        let mut peer = Peer::connect(&addr);
+        peer.request(DxpColour::Black);
+        peer.send_text("E11");
+        assert_eq!(peer.expect("E"), "E00");
+        assert!(peer.expect_close().is_empty());
+    }
+    assert!(server.alive(), "{}", server.log_text());
+    let log = server.log_text();
+    assert!(log.contains("cannot write to standard output"), "{log}");
     assert!(!log.contains("panicked"), "{log}");
 }
 

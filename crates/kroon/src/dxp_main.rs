@@ -1,6 +1,7 @@
 //! `kroon dxp`: DamExchange games over TCP. This file reads the flags and the settings, starts the
 //! engine and a tokio runtime, and hands over to `kroon_protocol::dxp` (session, server, client).
-//! Standard output gets one line per finished game and, for an initiator, the match score.
+//! Standard output gets the listening address, one line per finished game and, for an initiator,
+//! the match score; it is written on its own thread, so that the server never waits for it.
 
 use anyhow::{bail, Context, Result};
 use kroon::config::Config;
@@ -15,6 +16,7 @@ use kroon_rules::{parse_fen, Variant};
 use kroon_search::Engine;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::mpsc;
 use std::time::Duration;
 
 /// How long `--connect` keeps trying while the server is not listening yet.
@@ -125,6 +127,66 @@ impl Tally {
     }
 }
 
+/// Lines that may wait for standard output before new ones are dropped.
+const PRINT_QUEUE: usize = 256;
+/// How long the end of a run waits for its last lines to be written.
+const PRINT_DRAIN: Duration = Duration::from_secs(5);
+
+/// Standard output, written on its own thread. The server must never wait for whoever reads its
+/// output: a pipe that nobody reads fills up (after some 700 game lines on Linux), and a write
+/// to it would block the runtime and every connection with it. Lines wait in a bounded queue
+/// instead; a line that finds the queue full, or standard output gone (a closed pipe, where
+/// `println!` would panic), is logged and dropped.
+struct Printer {
+    tx: Option<mpsc::SyncSender<String>>,
+    written: mpsc::Receiver<()>,
+}
+
+impl Printer {
+    fn start() -> Result<Printer> {
+        let (tx, rx) = mpsc::sync_channel::<String>(PRINT_QUEUE);
+        let (written_tx, written) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("stdout".into())
+            .spawn(move || {
+                for line in rx {
+                    let mut out = std::io::stdout().lock();
+                    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+                        tracing::warn!("cannot write to standard output ({e}): {line}");
+                    }
+                }
+                let _ = written_tx.send(());
+            })
+            .context("starting the standard output thread")?;
+        Ok(Printer {
+            tx: Some(tx),
+            written,
+        })
+    }
+
+    /// Queues one line; never waits.
+    fn line(&self, line: String) {
+        let Some(tx) = &self.tx else { return };
+        match tx.try_send(line) {
+            Ok(()) => {}
+            Err(mpsc::TrySendError::Full(line)) => {
+                tracing::warn!("standard output is not being read; line dropped: {line}");
+            }
+            Err(mpsc::TrySendError::Disconnected(line)) => {
+                tracing::warn!("standard output is gone; line dropped: {line}");
+            }
+        }
+    }
+
+    /// Writes what is queued, waiting at most [`PRINT_DRAIN`] for a reader.
+    fn finish(mut self) {
+        self.tx = None;
+        if self.written.recv_timeout(PRINT_DRAIN).is_err() {
+            tracing::warn!("standard output is not being read: its last lines may be lost");
+        }
+    }
+}
+
 fn append_pdn(path: &PathBuf, rec: &GameRecord) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .create(true)
@@ -185,8 +247,9 @@ pub fn run(args: DxpArgs, config: &Config) -> Result<()> {
         .context("starting the tokio runtime")?;
     let mut tally = Tally::default();
     let pdn_path = args.pdn;
+    let printer = Printer::start()?;
     let mut on_game = |rec: &GameRecord| {
-        println!("{rec}");
+        printer.line(rec.to_string());
         tally.add(rec);
         if let Some(path) = &pdn_path {
             if let Err(e) = append_pdn(path, rec) {
@@ -215,15 +278,15 @@ pub fn run(args: DxpArgs, config: &Config) -> Result<()> {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
-            println!("listening on {}", listener.local_addr()?);
-            std::io::stdout().flush()?;
+            printer.line(format!("listening on {}", listener.local_addr()?));
             net::serve(&listener, &cfg, &mut engine, &mut on_game).await?;
             Ok(None)
         }
     });
     if initiator {
-        println!("{}", tally.line(&name));
+        printer.line(tally.line(&name));
     }
+    printer.finish();
     match outcome? {
         Some(SessionEnd::Refused(code)) => {
             let why = match code {

@@ -22,6 +22,9 @@ pub const REFUSE_WAIT: Duration = Duration::from_secs(5);
 pub const HANDOFF_WAIT: Duration = Duration::from_secs(1);
 /// Connections held in that wait at most; more are refused at once.
 const MAX_WAITING: usize = 4;
+/// Pause after a failed accept before the next one. An accept fails when the process is out of
+/// file descriptors, and keeps failing until some are closed: retrying at once would spin.
+pub const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
 /// Serves DXP on `listener`, one connection at a time, until stopped from outside. A follower
 /// goes back to listening after every connection, however it ended; an initiator returns once a
@@ -31,6 +34,9 @@ const MAX_WAITING: usize = 4;
 /// session to end; if it does not, the newcomer is refused: Kroon waits up to [`REFUSE_WAIT`] for
 /// its game request, answers it with game accept code 3 ("no games"), and closes (anything else
 /// is closed without an answer).
+///
+/// A failed accept (out of file descriptors, say) is logged and tried again after
+/// [`ACCEPT_BACKOFF`], during a session as between them; the session is not disturbed.
 ///
 /// # Errors
 /// Only when the listener's own address cannot be read; failed accepts are logged and retried.
@@ -50,7 +56,7 @@ pub async fn serve<P: Player + ?Sized>(
                 Ok((stream, peer)) => (stream, peer),
                 Err(e) => {
                     warn!("accept failed: {e}");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
                     continue;
                 }
             },
@@ -62,11 +68,13 @@ pub async fn serve<P: Player + ?Sized>(
         let session = run_session(stream, cfg, &mut *player, &mut *on_game)
             .instrument(info_span!("dxp", %peer));
         tokio::pin!(session);
+        // After a failed accept, no accept until then (the session goes on meanwhile).
+        let mut accept_again: Option<Instant> = None;
         let end = loop {
             let deadline = waiting.front().map(|(_, _, since)| *since + HANDOFF_WAIT);
             tokio::select! {
                 end = &mut session => break end,
-                other = listener.accept() => match other {
+                other = listener.accept(), if accept_again.is_none() => match other {
                     Ok((stream, addr)) if waiting.len() < MAX_WAITING => {
                         debug!("connection from {addr} waits: a session is running");
                         waiting.push_back((stream, addr, Instant::now()));
@@ -74,8 +82,12 @@ pub async fn serve<P: Player + ?Sized>(
                     Ok((stream, addr)) => {
                         tokio::spawn(refuse(stream, addr, cfg.name.clone()));
                     }
-                    Err(e) => warn!("accept failed: {e}"),
+                    Err(e) => {
+                        warn!("accept failed: {e}");
+                        accept_again = Some(Instant::now() + ACCEPT_BACKOFF);
+                    }
                 },
+                () = sleep_until_some(accept_again) => accept_again = None,
                 () = sleep_until_some(deadline) => {
                     if let Some((stream, addr, _)) = waiting.pop_front() {
                         tokio::spawn(refuse(stream, addr, cfg.name.clone()));
