@@ -14,7 +14,7 @@ shift || true
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(fen move_text hub_line dxp_frames dxp_message settings weights records)
 
-command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
+command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz --version 0.13.2
 root=$(pwd)
 corpus=$root/target/fuzz-corpus
 cargo run --quiet --release -p kroon-fuzz --bin fuzz-seeds -- "$corpus"

@@ -148,3 +148,80 @@ fn bad_input_is_an_error_not_a_panic() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// The subcommands `kroon --help` lists.
+fn subcommands() -> Vec<String> {
+    let help = stdout(&kroon(&["--help"]));
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_help_text_and_the_settings_file_name_every_variant() {
+    let names: Vec<&str> = kroon_rules::Variant::ALL
+        .iter()
+        .map(|v| v.hub_name())
+        .collect();
+    let commands = subcommands();
+    assert!(commands.len() >= 10, "{commands:?}");
+    let mut with_variant = 0;
+    for command in &commands {
+        let help = stdout(&kroon(&[command, "--help"]));
+        // The --variant option's paragraph: its line and the wrapped lines under it.
+        let Some(at) = help.find("--variant") else {
+            continue;
+        };
+        with_variant += 1;
+        let paragraph: String = help[at..]
+            .lines()
+            .enumerate()
+            .take_while(|(i, l)| *i == 0 || !l.trim_start().starts_with('-'))
+            .map(|(_, l)| l)
+            .collect::<Vec<_>>()
+            .join(" ");
+        for name in &names {
+            assert!(
+                paragraph.contains(name),
+                "`kroon {command} --help` does not name {name}: {paragraph}"
+            );
+        }
+    }
+    assert!(with_variant >= 6, "{with_variant} commands take --variant");
+    let settings =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../engine.toml"))
+            .expect("engine.toml");
+    let comment: String = settings
+        .lines()
+        .take_while(|l| !l.starts_with("variant"))
+        .skip_while(|l| !l.starts_with("# Rules"))
+        .collect();
+    for name in &names {
+        assert!(
+            comment.contains(name),
+            "engine.toml's variant comment lacks {name}"
+        );
+    }
+}
+
+#[test]
+fn every_variant_name_in_the_help_is_accepted() {
+    for v in kroon_rules::Variant::ALL {
+        let o = kroon(&["perft", "--variant", v.hub_name(), "--depth", "2"]);
+        assert!(
+            o.status.success(),
+            "{}: {}",
+            v.hub_name(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let o = kroon(&["perft", "--variant", "checkerz", "--depth", "1"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(kroon_rules::variant::NAMES), "{err}");
+}

@@ -2,6 +2,9 @@
 //! peer sends bad input, a back request and a second connection to a running server, which must
 //! survive all of it; pydraughts' DXPEngine drives a Kroon server through whole games.
 
+#[path = "support/pydraughts.rs"]
+mod pydraughts;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
@@ -422,6 +425,9 @@ fn server_outlives_its_standard_output() {
 
 #[test]
 fn pydraughts_drives_kroon_through_whole_games() {
+    if !pydraughts::available("pydraughts_drives_kroon_through_whole_games") {
+        return;
+    }
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/interop/dxp_pydraughts.py"

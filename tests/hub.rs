@@ -4,6 +4,9 @@
 //! against the rules, in the exact long form. The last test drives the engine with pydraughts'
 //! `HubEngine` through a whole game (tests/interop/hub_pydraughts.py).
 
+#[path = "support/pydraughts.rs"]
+mod pydraughts;
+
 use kroon_protocol::hub::{parse_reply, HubReply};
 use kroon_rules::{
     notation, parse_fen, parse_hub, parse_hub_move, write_hub, Move, Position, Variant,
@@ -610,6 +613,9 @@ fn quit_during_a_search_exits() {
 /// Needs python3 with pydraughts (`.ci/run` installs it), as tests/interop_pydraughts.rs does.
 #[test]
 fn pydraughts_hub_engine_plays_a_whole_game() {
+    if !pydraughts::available("pydraughts_hub_engine_plays_a_whole_game") {
+        return;
+    }
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/interop/hub_pydraughts.py"

@@ -4,6 +4,9 @@
 //! referee, and one match with the real `kroon hub`. Each run is checked through the PDN file and
 //! the `--results-json` file, and is killed if it outlives a watchdog.
 
+#[path = "support/pydraughts.rs"]
+mod pydraughts;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -129,6 +132,9 @@ fn lines_of(path: &Path) -> usize {
 
 #[test]
 fn complete_games_from_fen_openings_two_at_a_time() {
+    if !pydraughts::available("complete_games_from_fen_openings_two_at_a_time") {
+        return;
+    }
     let dir = scratch("complete");
     let openings = dir.join("openings.fen");
     std::fs::write(&openings, "W:W31-50:B1-20\nB:W31-50:B1-20\n").unwrap();
@@ -182,6 +188,9 @@ fn complete_games_from_fen_openings_two_at_a_time() {
 
 #[test]
 fn pdn_openings_are_cut_at_the_ply_count() {
+    if !pydraughts::available("pdn_openings_are_cut_at_the_ply_count") {
+        return;
+    }
     let dir = scratch("pdn-openings");
     let openings = dir.join("openings.pdn");
     std::fs::write(
@@ -218,6 +227,9 @@ fn pdn_openings_are_cut_at_the_ply_count() {
 
 #[test]
 fn an_illegal_move_loses_and_the_engine_restarts() {
+    if !pydraughts::available("an_illegal_move_loses_and_the_engine_restarts") {
+        return;
+    }
     let dir = scratch("illegal");
     let pids = dir.join("pids");
     let run = run_match(
@@ -249,6 +261,9 @@ fn an_illegal_move_loses_and_the_engine_restarts() {
 
 #[test]
 fn a_crash_loses_and_its_standard_error_is_reported() {
+    if !pydraughts::available("a_crash_loses_and_its_standard_error_is_reported") {
+        return;
+    }
     let dir = scratch("crash");
     let pids = dir.join("pids");
     let run = run_match(
@@ -277,6 +292,9 @@ fn a_crash_loses_and_its_standard_error_is_reported() {
 
 #[test]
 fn a_hang_loses_at_the_fixed_timeout() {
+    if !pydraughts::available("a_hang_loses_at_the_fixed_timeout") {
+        return;
+    }
     let dir = scratch("hang");
     let pids = dir.join("pids");
     let start = Instant::now();
@@ -296,6 +314,9 @@ fn a_hang_loses_at_the_fixed_timeout() {
 
 #[test]
 fn a_late_move_loses_on_time() {
+    if !pydraughts::available("a_late_move_loses_on_time") {
+        return;
+    }
     let dir = scratch("late");
     let pids = dir.join("pids");
     let run = run_match(
@@ -319,6 +340,9 @@ fn a_late_move_loses_on_time() {
 
 #[test]
 fn the_game_clock_runs_down() {
+    if !pydraughts::available("the_game_clock_runs_down") {
+        return;
+    }
     let dir = scratch("clock");
     let run = run_match(
         &dir,
@@ -339,6 +363,9 @@ fn the_game_clock_runs_down() {
 
 #[test]
 fn done_without_a_move_is_a_protocol_error() {
+    if !pydraughts::available("done_without_a_move_is_a_protocol_error") {
+        return;
+    }
     let dir = scratch("protocol");
     let run = run_match(
         &dir,
@@ -351,6 +378,9 @@ fn done_without_a_move_is_a_protocol_error() {
 
 #[test]
 fn agreed_scores_adjudicate_wins_and_draws() {
+    if !pydraughts::available("agreed_scores_adjudicate_wins_and_draws") {
+        return;
+    }
     let dir = scratch("adjudicate");
     // "winner" always claims +5 for itself and "loser" -5 for itself: they agree on who wins,
     // whatever the colours.
@@ -413,6 +443,9 @@ fn agreed_scores_adjudicate_wins_and_draws() {
 
 #[test]
 fn the_sprt_stops_the_match_once_it_decides() {
+    if !pydraughts::available("the_sprt_stops_the_match_once_it_decides") {
+        return;
+    }
     let dir = scratch("sprt");
     let run = run_match(
         &dir,
@@ -448,6 +481,9 @@ fn the_sprt_stops_the_match_once_it_decides() {
 
 #[test]
 fn round_robin_and_gauntlet_schedules() {
+    if !pydraughts::available("round_robin_and_gauntlet_schedules") {
+        return;
+    }
     let engines = [fake("A", "first"), fake("B", "first"), fake("C", "first")];
     let args = ["--games", "2", "--depth", "1", "--max-plies", "6"];
     let dir = scratch("round-robin");
@@ -480,6 +516,9 @@ fn round_robin_and_gauntlet_schedules() {
 
 #[test]
 fn an_engine_that_cannot_start_stops_the_match() {
+    if !pydraughts::available("an_engine_that_cannot_start_stops_the_match") {
+        return;
+    }
     let dir = scratch("no-start");
     let run = run_match(
         &dir,
@@ -520,6 +559,9 @@ fn start_fake_dxp(mode: &str, log: &Path) -> (Child, String) {
 
 #[test]
 fn the_referee_plays_dxp_engines() {
+    if !pydraughts::available("the_referee_plays_dxp_engines") {
+        return;
+    }
     let dir = scratch("dxp");
     let log = dir.join("dxp.log");
     let (mut server, addr) = start_fake_dxp("first", &log);
@@ -581,6 +623,9 @@ fn the_referee_plays_dxp_engines() {
 
 #[test]
 fn kroon_hub_plays_a_whole_match() {
+    if !pydraughts::available("kroon_hub_plays_a_whole_match") {
+        return;
+    }
     let dir = scratch("kroon-hub");
     let run = run_match(
         &dir,

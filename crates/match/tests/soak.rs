@@ -7,6 +7,9 @@
 //!
 //! The engines are tests/fake_engines/fake_hub.py (Python with pydraughts).
 
+#[path = "../../../tests/support/pydraughts.rs"]
+mod pydraughts;
+
 use kroon_match::{Match, MatchArgs, Report, Termination};
 use kroon_rules::GameResult;
 use std::collections::BTreeSet;
@@ -119,6 +122,9 @@ fn args(pids: &Path) -> Vec<String> {
 
 #[test]
 fn misbehaving_engines_lose_every_game_and_leave_no_process_behind() {
+    if !pydraughts::available("misbehaving_engines_lose_every_game_and_leave_no_process_behind") {
+        return;
+    }
     let dir = std::env::temp_dir().join(format!("kroon-soak-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
