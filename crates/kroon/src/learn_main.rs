@@ -49,7 +49,7 @@ pub struct SelfplayArgs {
     /// ... for this many plies in a row (0: play every game out).
     #[arg(long, default_value_t = 6)]
     adjudicate_plies: u32,
-    /// Variant (Hub name; default: from the settings).
+    /// Variant: normal, killer, bt, losing, frisian, brazilian, russian, english (default: from the settings).
     #[arg(long)]
     variant: Option<String>,
     /// Evaluation that plays: learned or hand (default: from the settings).

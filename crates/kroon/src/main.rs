@@ -50,7 +50,7 @@ struct PositionArgs {
     /// Position in PDN FEN, e.g. `W:W31-50:B1-20` (default: the initial position).
     #[arg(long)]
     fen: Option<String>,
-    /// Variant: normal, killer, bt, losing (default: from the settings).
+    /// Variant: normal, killer, bt, losing, frisian, brazilian, russian, english (default: from the settings).
     #[arg(long)]
     variant: Option<String>,
 }
@@ -112,7 +112,7 @@ enum Command {
         /// Depth of each search.
         #[arg(long, default_value_t = bench::DEFAULT_DEPTH)]
         depth: u32,
-        /// Variant (Hub name; default: from the settings).
+        /// Variant: normal, killer, bt, losing, frisian, brazilian, russian, english (default: from the settings).
         #[arg(long)]
         variant: Option<String>,
         #[command(flatten)]

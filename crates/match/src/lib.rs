@@ -147,8 +147,8 @@ pub struct MatchOpts {
     /// Seed for --shuffle.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Variant (Hub name; default: from the settings). Sent to engines that declare a `variant`
-    /// parameter.
+    /// Variant: normal, killer, bt, losing, frisian, brazilian, russian, english (default: from the settings). Sent to engines that
+    /// declare a `variant` parameter.
     #[arg(long)]
     variant: Option<String>,
     /// Seconds per move (the default, at 1 s, when no other limit is given).

@@ -234,9 +234,12 @@ impl fmt::Display for Variant {
     }
 }
 
+/// Every variant's Hub name, in [`Variant::ALL`]'s order, as help texts list them.
+pub const NAMES: &str = "normal, killer, bt, losing, frisian, brazilian, russian, english";
+
 /// A variant name that Kroon does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant `{0}` (known: normal, killer, bt, losing, frisian, brazilian, russian, english)")]
+#[error("unknown variant `{0}` (known: {NAMES})")]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for Variant {
@@ -296,4 +299,20 @@ macro_rules! with_rules {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_list_every_variant_in_order() {
+        let names: Vec<_> = Variant::ALL.iter().map(|v| v.hub_name()).collect();
+        assert_eq!(NAMES, names.join(", "));
+        for v in Variant::ALL {
+            assert_eq!(v.hub_name().parse(), Ok(v));
+        }
+        let err = "checkerz".parse::<Variant>().unwrap_err().to_string();
+        assert!(err.ends_with(&format!("(known: {NAMES})")), "{err}");
+    }
 }
