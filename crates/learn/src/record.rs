@@ -423,7 +423,16 @@ mod tests {
         let mut b = r.to_bytes();
         b[23] |= 0x30;
         assert!(Record::from_bytes(&b, v).is_err());
+        // Flag bits no writer sets (found by fuzzing: they were read, then written back as 0).
+        let mut b = r.to_bytes();
+        b[23] |= 0x40;
+        assert!(Record::from_bytes(&b, v).is_err());
         assert!(Record::from_bytes(&r.to_bytes(), v).is_ok());
+        // A header with a byte after the variant's name.
+        let mut h = header(v, 7);
+        h[20] = b'x';
+        assert!(read_header(&h).is_err());
+        assert_eq!(read_header(&header(v, 7)).unwrap().settings, 7);
     }
 
     #[test]

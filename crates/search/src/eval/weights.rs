@@ -276,13 +276,14 @@ impl Weights {
             });
         }
         let count = u32_at(32).ok_or(too_short.clone())? as usize;
+        let reserved = u32_at(36).ok_or(too_short)?;
         if count != layout.features() {
             return Err(WeightsError::Count {
                 expected: layout.features(),
                 found: count,
             });
         }
-        if u32_at(36) != Some(0) {
+        if reserved != 0 {
             return Err(WeightsError::Reserved);
         }
         let expected = HEADER + 4 * count + 8;
@@ -444,6 +445,20 @@ mod tests {
         let mut n = bytes.clone();
         n[12..18].copy_from_slice(b"chess\0");
         assert_eq!(err(&n), WeightsError::Variant("chess".into()));
+        // What the writer never writes, even under a good checksum (found by fuzzing: such a
+        // file loaded, then wrote back other bytes): a byte after the name, a reserved field.
+        let resum = |mut b: Vec<u8>| {
+            let end = b.len() - 8;
+            let sum = fnv1a(&b[..end]);
+            b[end..].copy_from_slice(&sum.to_le_bytes());
+            b
+        };
+        let mut tail = bytes.clone();
+        tail[20] = b'x';
+        assert_eq!(err(&resum(tail)), WeightsError::Variant("normal".into()));
+        let mut reserved = bytes.clone();
+        reserved[36] = 1;
+        assert_eq!(err(&resum(reserved)), WeightsError::Reserved);
         // An 8x8 file's layout differs from the 10x10 one it claims to be.
         let mut r = some_weights(Variant::Russian).to_bytes();
         r[12..24].copy_from_slice(b"normal\0\0\0\0\0\0");
