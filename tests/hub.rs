@@ -528,6 +528,11 @@ fn bad_input_is_reported_and_the_engine_lives_on() {
     hub.send("set-param name=contempt value=3");
     hub.send_bytes(b"\xff\xfe garbage \x00");
     hub.send(&"x".repeat(100_000));
+    // Longer than the engine reads (1 MiB): dropped whole, not kept or taken as a command.
+    let long = format!("pos pos={}", "x".repeat(3 << 20));
+    let stdin = hub.stdin.as_mut().expect("stdin is open");
+    stdin.write_all(long.as_bytes()).expect("write to kroon");
+    hub.send("");
     hub.send("stop");
     hub.send("ponder-hit");
     hub.ping();

@@ -5,9 +5,9 @@
 
 use anyhow::{Context, Result};
 use kroon::config::Config;
+use kroon_protocol::hub::line::read_line;
 use kroon_protocol::hub::{Flow, Identity, Session, Settings, WriterSink};
 use kroon_rules::Variant;
-use std::io::BufRead;
 use std::sync::mpsc;
 use std::sync::Arc;
 
@@ -67,17 +67,23 @@ pub fn run(config: &Config) -> Result<()> {
     Ok(())
 }
 
+/// Longest stdin line read. A Hub `pos` line with a whole game's moves has a few kilobytes; this
+/// only bounds what a GUI that writes without line ends can cost.
+const MAX_LINE: usize = 1 << 20;
+
 /// Sends each stdin line to `tx`, then `End`. Returns when stdin ends or the session is gone.
 fn read_stdin(tx: &mpsc::Sender<Input>) {
     let stdin = std::io::stdin();
     let mut stdin = stdin.lock();
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        match stdin.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {
-                while matches!(buf.last(), Some(b'\n' | b'\r')) {
+        match read_line(&mut stdin, &mut buf, MAX_LINE) {
+            Ok(None) => break,
+            Ok(Some(dropped)) if dropped > 0 => {
+                tracing::warn!("ignored a line of {} bytes", buf.len() + dropped);
+            }
+            Ok(Some(_)) => {
+                while matches!(buf.last(), Some(b'\r')) {
                     buf.pop();
                 }
                 let line = String::from_utf8_lossy(&buf).into_owned();

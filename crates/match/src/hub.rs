@@ -7,9 +7,10 @@
 
 use super::player::{EndForEngine, FailKind, Failure, Player, Reply, Transcript, Turn};
 use super::spec::TimeControl;
+use kroon_protocol::hub::line::read_line;
 use kroon_protocol::hub::{parse_reply, GoMode, HubCommand, HubError, HubReply};
 use kroon_rules::{notation, write_hub, Colour, Move, Position, Variant};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -43,34 +44,6 @@ const LINES_AHEAD: usize = 256;
 /// (a long `info pv=...` has a few hundred bytes), so this only bounds what a broken engine that
 /// writes without a line end can cost.
 const MAX_LINE: usize = 16 * 1024;
-
-/// Reads a line into `buf`, without its line end, keeping at most [`MAX_LINE`] bytes of it.
-/// `Ok(false)` at the end of the input.
-fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<bool> {
-    buf.clear();
-    let mut read = false;
-    loop {
-        let chunk = match reader.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            return Ok(read);
-        }
-        read = true;
-        let (part, used, ended) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (&chunk[..i], i + 1, true),
-            None => (chunk, chunk.len(), false),
-        };
-        let room = MAX_LINE.saturating_sub(buf.len());
-        buf.extend_from_slice(&part[..part.len().min(room)]);
-        reader.consume(used);
-        if ended {
-            return Ok(true);
-        }
-    }
-}
 
 /// A running Hub engine.
 #[derive(Debug)]
@@ -117,7 +90,7 @@ impl HubEngine {
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
-            while let Ok(true) = read_line(&mut reader, &mut buf) {
+            while let Ok(Some(_)) = read_line(&mut reader, &mut buf, MAX_LINE) {
                 let line = String::from_utf8_lossy(&buf)
                     .trim_end_matches('\r')
                     .to_owned();
@@ -132,7 +105,7 @@ impl HubEngine {
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stderr);
             let mut buf = Vec::new();
-            while let Ok(true) = read_line(&mut reader, &mut buf) {
+            while let Ok(Some(_)) = read_line(&mut reader, &mut buf, MAX_LINE) {
                 let line = String::from_utf8_lossy(&buf);
                 err_log.push(format!("! {}", line.trim_end_matches('\r')));
             }
@@ -393,35 +366,5 @@ impl Player for HubEngine {
 
     fn transcript(&self) -> Vec<String> {
         self.log.lines()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn lines(input: &[u8]) -> Vec<Vec<u8>> {
-        // A small buffer, so that lines span several fills.
-        let mut reader = BufReader::with_capacity(7, input);
-        let mut buf = Vec::new();
-        let mut out = Vec::new();
-        while read_line(&mut reader, &mut buf).expect("reading a slice") {
-            out.push(buf.clone());
-        }
-        out
-    }
-
-    #[test]
-    fn lines_are_read_without_their_end_and_cut_at_the_limit() {
-        assert_eq!(
-            lines(b"wait\nready\r\n\nlast"),
-            [&b"wait"[..], b"ready\r", b"", b"last"]
-        );
-        let mut long = vec![b'x'; 3 * MAX_LINE];
-        long.extend_from_slice(b"\ndone move=32-28\n");
-        let got = lines(&long);
-        assert_eq!(got.len(), 2);
-        assert_eq!(got[0], vec![b'x'; MAX_LINE]);
-        assert_eq!(got[1], b"done move=32-28");
     }
 }

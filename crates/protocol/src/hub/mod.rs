@@ -1,6 +1,7 @@
 //! Hub v2, the line protocol between a draughts GUI and the engine (Scan 3.1 `protocol.txt`).
 
 pub mod codec;
+pub mod line;
 pub mod session;
 
 pub use codec::{
