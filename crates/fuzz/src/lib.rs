@@ -27,6 +27,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("settings", settings),
     ("weights", weights),
     ("records", records),
+    ("openings", openings),
 ];
 
 /// The target called `name`.
@@ -279,6 +280,47 @@ pub fn records(data: &[u8]) {
     }
 }
 
+/// An openings file for `kroon match` (FEN lines, or PDN games): every opening that reads replays
+/// legally from its start, and written back as PDN (a `FEN` tag and the movetext) reads back to
+/// the same opening.
+///
+/// Input: a variant byte, then the file's text.
+pub fn openings(data: &[u8]) {
+    use kroon_match::openings::{movetext, parse, read_pdn};
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let v = variant_of(sel);
+    let text = String::from_utf8_lossy(rest);
+    let Ok(openings) = parse(&text, v, None) else {
+        return;
+    };
+    for o in openings {
+        let mut pos = o.start;
+        for mv in &o.moves {
+            assert!(
+                pos.legal_moves().iter().any(|m| m == mv),
+                "{text:?}: illegal {mv:?}"
+            );
+            pos = pos.play(mv);
+        }
+        let pdn = format!(
+            "[FEN \"{}\"]\n{} *\n",
+            fen::write_fen(&o.start),
+            movetext(&o.start, &o.moves)
+        );
+        let games = read_pdn(&pdn).expect("a written game reads");
+        let [game] = games.as_slice() else {
+            panic!("{pdn:?} read as {} games", games.len());
+        };
+        let back = game.opening(v, None).expect("a written opening replays");
+        assert!(
+            back.start == o.start && back.moves == o.moves,
+            "{text:?} wrote {pdn:?}"
+        );
+    }
+}
+
 /// The embedded weights, the only valid weights image there is to start from.
 const WEIGHTS: &[u8] = include_bytes!("../../search/weights/normal.kew");
 
@@ -395,6 +437,20 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
                 }
                 out.push(file);
             }
+            out
+        }
+        "openings" => {
+            let mut out: Vec<Vec<u8>> = vec![
+                b"\x00W:W31-50:B1-20\nW:W31-50:B1-19,21\n".to_vec(),
+                b"\x00[Event \"x\"]\n1. 32-28 19-23 2. 28x19 14x23 {a comment} (2... 13x24) 1-1\n"
+                    .to_vec(),
+                b"\x00[FEN \"B:W31-50:B1-20\"]\n1... 19-23 2. 32-28 23x32 0-2\n".to_vec(),
+                b"\x06[GameType \"25\"]\n1. c3-d4 f6-e5 2. d4xf6 g7xe5 *\n".to_vec(),
+            ];
+            let default = include_str!("../../../scripts/openings/openings.txt");
+            let mut first = vec![0u8];
+            first.extend(default.lines().take(20).flat_map(|l| format!("{l}\n").into_bytes()));
+            out.push(first);
             out
         }
         _ => Vec::new(),

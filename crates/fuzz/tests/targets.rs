@@ -133,7 +133,7 @@ fn every_target_has_a_harness_binary_and_a_test() {
             "fuzz/fuzz_targets/{name}.rs"
         );
     }
-    assert_eq!(TARGETS.len(), 8, "a new target needs its test below");
+    assert_eq!(TARGETS.len(), 9, "a new target needs its test below");
 }
 
 /// The seeds are meant to be accepted by their readers, so that mutations start from valid input;
@@ -161,6 +161,14 @@ fn seeds_are_mostly_valid_input() {
         assert!(kroon::config::Config::parse(&text).is_ok(), "{text:?}");
     }
     assert!(kroon_search::Weights::from_bytes(&seeds("weights")[0]).is_ok());
+    for file in seeds("openings") {
+        let v = kroon_rules::Variant::ALL[usize::from(file[0])];
+        let text = String::from_utf8_lossy(&file[1..]);
+        assert!(
+            kroon_match::openings::parse(&text, v, None).is_ok(),
+            "{text:?}"
+        );
+    }
 }
 
 #[test]
@@ -201,4 +209,9 @@ fn weights() {
 #[test]
 fn records() {
     exercise("records");
+}
+
+#[test]
+fn openings() {
+    exercise("openings");
 }

@@ -30,7 +30,7 @@
 mod dxp;
 mod game;
 mod hub;
-mod openings;
+pub mod openings;
 mod pdn;
 mod player;
 mod report;

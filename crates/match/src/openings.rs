@@ -2,6 +2,13 @@
 //! `--opening-plies`), or the default set embedded in the binary, which `--generate-openings`
 //! makes with Kroon's own search.
 
+// A reader of outside input (openings files): bad text must come back as errors, so no
+// panicking shortcuts.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use anyhow::{bail, Context, Result};
 use kroon_rules::{
     notation, parse_fen, parse_hub, parse_move, Colour, Game, Move, Position, Variant,
@@ -316,8 +323,12 @@ pub fn generate(
             if legal.is_empty() {
                 break;
             }
-            let mv = legal.as_slice()[rng.below(legal.len())];
-            game.play(&mv).expect("a legal move");
+            let Some(&mv) = legal.as_slice().get(rng.below(legal.len())) else {
+                break;
+            };
+            if game.play(&mv).is_err() {
+                break;
+            }
         }
         let pos = *game.position();
         // Only quiet positions: no capture pending, so no opening stops half-way through an
