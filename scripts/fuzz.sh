@@ -4,6 +4,7 @@
 # `-a` keeps debug assertions and overflow checks on, so arithmetic slips fail too.
 #
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s, every target)
+#        RUNS=N scripts/fuzz.sh SECONDS ...   stop each target after N inputs (SECONDS still bounds it)
 # The corpus grows in target/fuzz-corpus/NAME (seeded from crates/fuzz's seeds, kept between runs).
 # A crash stops the run and is left in fuzz/artifacts/NAME/; copy it to
 # crates/fuzz/regressions/NAME/ so that `cargo test` replays it from then on.
@@ -12,13 +13,15 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fen move_text hub_line dxp_frames dxp_message settings weights records)
+[[ ${#targets[@]} -gt 0 ]] || targets=(fen move_text hub_line dxp_frames dxp_message settings weights records openings)
 
 command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz --version 0.13.2
 root=$(pwd)
 corpus=$root/target/fuzz-corpus
 cargo run --quiet --release -p kroon-fuzz --bin fuzz-seeds -- "$corpus"
 (cd fuzz && cargo fuzz build --sanitizer none -O -a)
+# The targets run as built, so that editing the sources during a long run rebuilds nothing.
+bin=$root/fuzz/target/$(rustc -vV | sed -n 's/^host: //p')/release
 
 printf '%-12s %12s %8s %10s %8s\n' target inputs seconds inputs/s corpus
 failed=0
@@ -29,9 +32,9 @@ for t in "${targets[@]}"; do
     log=$root/target/fuzz-$t.log
     mkdir -p "fuzz/artifacts/$t"
     start=$(date +%s.%N)
-    if ! (cd fuzz && cargo fuzz run --sanitizer none -O -a "$t" "$corpus/$t" -- \
-            -max_total_time="$seconds" -max_len="$max_len" -print_final_stats=1 \
-            -artifact_prefix="$root/fuzz/artifacts/$t/") >"$log" 2>&1; then
+    if ! "$bin/$t" "$corpus/$t" \
+            -max_total_time="$seconds" -runs="${RUNS:--1}" -max_len="$max_len" -print_final_stats=1 \
+            -artifact_prefix="$root/fuzz/artifacts/$t/" >"$log" 2>&1; then
         failed=1
         echo "$t: FAILED, see $log and fuzz/artifacts/$t/"
         grep -m1 -A3 "panicked" "$log" || tail -5 "$log"
