@@ -149,9 +149,18 @@ impl Hub {
         }
     }
 
+    /// `ping`, answered by `pong`; a search still running (pondering, say) may print `info`
+    /// lines before it, but nothing else.
     fn ping(&mut self) {
         self.send("ping");
-        self.expect_line("pong");
+        loop {
+            let line = self.recv();
+            match line.as_str() {
+                "pong" => return,
+                l if l.starts_with("info") => {}
+                _ => self.fail(&format!("expected \"pong\", got {line:?}")),
+            }
+        }
     }
 
     fn expect_error(&mut self, part: &str) {
