@@ -37,30 +37,21 @@ const KROON: &str = env!("CARGO_BIN_EXE_kroon");
 
 // ---- shared helpers ----------------------------------------------------------------------------
 
-/// xorshift64*: small, seeded, and enough for picking test cases.
-struct Rng(u64);
+/// The engine's seeded generator (kroon_learn::rng), with the picks the soaks need.
+struct Rng(kroon_learn::rng::Rng);
 
 impl Rng {
-    /// Seeds through splitmix64, so that nearby seeds give unrelated streams (and none is 0).
     fn new(seed: u64) -> Rng {
-        let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Rng((z ^ (z >> 31)).max(1))
+        Rng(kroon_learn::rng::Rng::new(seed))
     }
 
     fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        self.0.next_u64()
     }
 
     /// A number in `0..n` (`n` > 0).
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 
     fn chance(&mut self, percent: usize) -> bool {

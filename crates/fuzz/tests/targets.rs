@@ -9,19 +9,16 @@ use kroon_fuzz::{seeds, target, TARGETS};
 /// Mutated inputs per target and run.
 const MUTATIONS: usize = 20_000;
 
-/// xorshift64*: deterministic, so a failure here repeats.
-struct Rng(u64);
+/// Deterministic, so a failure here repeats.
+struct Rng(kroon_learn::rng::Rng);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        self.0.next_u64()
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        self.0.below(n as u64) as usize
     }
 }
 
@@ -114,7 +111,7 @@ fn exercise(name: &str) {
     } else {
         MUTATIONS
     };
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64);
+    let mut rng = Rng(kroon_learn::rng::Rng::new(name.len() as u64));
     for _ in 0..count {
         let mut input = seeds[rng.below(seeds.len())].clone();
         for _ in 0..1 + rng.below(4) {
