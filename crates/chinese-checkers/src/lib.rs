@@ -17,6 +17,7 @@ pub mod board;
 pub mod movegen;
 pub mod perft;
 pub mod position;
+pub mod solve;
 pub mod text;
 
 pub use board::{Camp, Hole, Holes};

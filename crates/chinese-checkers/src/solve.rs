@@ -1,0 +1,176 @@
+//! The solitaire: one player alone brings its pieces from its camp into the one across in as few
+//! moves as it can. The published optimum for ten pieces is 27 moves (Levenspiel, 1971; proved
+//! optimal by G. I. Bell, "The shortest game of Chinese Checkers and related problems",
+//! INTEGERS 9, 2009).
+//!
+//! [`beam`] searches level by level: every position one move deeper than the kept ones,
+//! duplicates merged, and the `width` nearest to the goal (by the total distance along the axis)
+//! kept. It is not exhaustive, so its length is an upper bound; with a width of 10,000 it finds a
+//! 27-move line. [`shortest`] is an exhaustive breadth-first search, exact but only for small
+//! puzzles (a few pieces); the tests hold the two against each other there.
+
+use std::collections::HashMap;
+
+use crate::board::{Camp, Holes};
+use crate::movegen::{destinations, Move};
+
+/// A one-player puzzle: move the pieces on `start` onto `goal`; `obstacles` never move.
+#[derive(Copy, Clone, Debug)]
+pub struct Puzzle {
+    /// Where the pieces stand.
+    pub start: Holes,
+    /// Where they must end, as many holes as pieces.
+    pub goal: Holes,
+    /// Pieces of others that stay where they are.
+    pub obstacles: Holes,
+    /// The camp whose axis measures the distance (the player's home camp).
+    pub camp: Camp,
+    /// Rule option: the long hop.
+    pub long_hop: bool,
+}
+
+impl Puzzle {
+    /// The classic puzzle: the ten pieces of `camp` into the camp across, on an empty board.
+    pub fn camp_to_camp(camp: Camp) -> Puzzle {
+        Puzzle {
+            start: camp.holes(),
+            goal: camp.opposite().holes(),
+            obstacles: Holes::EMPTY,
+            camp,
+            long_hop: false,
+        }
+    }
+
+    fn children(&self, pieces: u128, out: &mut Vec<u128>) {
+        let occ = Holes(pieces | self.obstacles.0);
+        for from in Holes(pieces).iter() {
+            for to in destinations(occ, from, self.long_hop).iter() {
+                out.push(pieces ^ from.bit().0 ^ to.bit().0);
+            }
+        }
+    }
+
+    /// Total distance still to go along the axis (0 at the goal when the goal is the far camp).
+    fn distance(&self, pieces: u128) -> i32 {
+        Holes(pieces)
+            .iter()
+            .map(|h| 8 - i32::from(self.camp.forward(h)))
+            .sum()
+    }
+}
+
+/// The move that turns `before` into `after` (one piece moved).
+fn move_between(before: u128, after: u128) -> Move {
+    let from = Holes(before & !after).iter().next().expect("a piece left");
+    let to = Holes(after & !before)
+        .iter()
+        .next()
+        .expect("a piece arrived");
+    Move { from, to }
+}
+
+fn line(levels: &[HashMap<u128, u128>], end: u128) -> Vec<Move> {
+    let mut moves = Vec::with_capacity(levels.len());
+    let mut at = end;
+    for level in levels.iter().rev() {
+        let parent = level[&at];
+        moves.push(move_between(parent, at));
+        at = parent;
+    }
+    moves.reverse();
+    moves
+}
+
+/// Beam search of width `width`, at most `max_moves` deep: a line to the goal, or `None`.
+/// Deterministic: ties are broken by the position's bits.
+pub fn beam(puzzle: &Puzzle, width: usize, max_moves: usize) -> Option<Vec<Move>> {
+    if puzzle.start == puzzle.goal {
+        return Some(Vec::new());
+    }
+    let goal = puzzle.goal.0;
+    let mut kept = vec![puzzle.start.0];
+    let mut levels: Vec<HashMap<u128, u128>> = Vec::new();
+    let mut kids = Vec::new();
+    for _ in 0..max_moves {
+        let mut next: HashMap<u128, u128> = HashMap::with_capacity(kept.len() * 64);
+        for &p in &kept {
+            kids.clear();
+            puzzle.children(p, &mut kids);
+            for &c in &kids {
+                next.entry(c).or_insert(p);
+            }
+        }
+        if next.contains_key(&goal) {
+            levels.push(next);
+            return Some(line(&levels, goal));
+        }
+        let mut ranked: Vec<(i32, u128)> = next.keys().map(|&c| (puzzle.distance(c), c)).collect();
+        ranked.sort_unstable();
+        ranked.truncate(width);
+        kept = ranked.into_iter().map(|(_, c)| c).collect();
+        levels.push(next);
+        if kept.is_empty() {
+            return None;
+        }
+    }
+    None
+}
+
+/// Exhaustive breadth-first search: a shortest line, or `None` if none within `max_moves` or the
+/// search would hold more than `max_states` positions.
+pub fn shortest(puzzle: &Puzzle, max_moves: usize, max_states: usize) -> Option<Vec<Move>> {
+    if puzzle.start == puzzle.goal {
+        return Some(Vec::new());
+    }
+    let goal = puzzle.goal.0;
+    let mut seen: HashMap<u128, u128> = HashMap::new();
+    seen.insert(puzzle.start.0, puzzle.start.0);
+    let mut frontier = vec![puzzle.start.0];
+    let mut kids = Vec::new();
+    for _ in 0..max_moves {
+        let mut next = Vec::new();
+        for &p in &frontier {
+            kids.clear();
+            puzzle.children(p, &mut kids);
+            for &c in &kids {
+                if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(c) {
+                    e.insert(p);
+                    next.push(c);
+                    if c == goal {
+                        let mut moves = Vec::new();
+                        let mut at = c;
+                        while at != puzzle.start.0 {
+                            let parent = seen[&at];
+                            moves.push(move_between(parent, at));
+                            at = parent;
+                        }
+                        moves.reverse();
+                        return Some(moves);
+                    }
+                }
+            }
+            if seen.len() > max_states {
+                return None;
+            }
+        }
+        if next.is_empty() {
+            return None;
+        }
+        frontier = next;
+    }
+    None
+}
+
+/// Plays `moves` from the puzzle's start, checking each against the rules; the pieces at the end,
+/// or the index of the first illegal move.
+pub fn replay(puzzle: &Puzzle, moves: &[Move]) -> Result<Holes, usize> {
+    let mut pieces = puzzle.start.0;
+    for (i, mv) in moves.iter().enumerate() {
+        let occ = Holes(pieces | puzzle.obstacles.0);
+        if !Holes(pieces).has(mv.from) || !destinations(occ, mv.from, puzzle.long_hop).has(mv.to) {
+            return Err(i);
+        }
+        pieces ^= mv.from.bit().0 ^ mv.to.bit().0;
+    }
+    Ok(Holes(pieces))
+}
