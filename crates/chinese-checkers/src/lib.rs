@@ -13,10 +13,14 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod arena;
 pub mod board;
+pub mod eval;
+pub mod game;
 pub mod movegen;
 pub mod perft;
 pub mod position;
+pub mod search;
 pub mod solve;
 pub mod text;
 

@@ -130,12 +130,12 @@ fn filling_the_goal_ends_a_two_player_game() {
     let mut mine = Holes::EMPTY;
     for &h in &goal {
         if h != last {
-            mine = mine | h.bit();
+            mine |= h.bit();
         }
     }
     let (q, r, _) = last.cube();
     let below = at(q, r - 1);
-    mine = mine | below.bit();
+    mine |= below.bit();
     let pos = Position::setup(&[(A, mine), (D, set(&[(0, 0)]))], A);
     assert!(!pos.is_over());
     let mv = pos
@@ -155,7 +155,7 @@ fn anti_blocking_rule_at_the_end_of_round_20() {
     let four_out = set(&[(0, 0), (1, 0), (2, 0), (3, 0)]);
     let mut d = four_out;
     for &h in d_home.iter().take(6) {
-        d = d | h.bit();
+        d |= h.bit();
     }
     // A has all its pieces out, on row r = -2.
     let a_out = (-4..=5).fold(Holes::EMPTY, |acc, q| acc | at(q, -2).bit());

@@ -12,6 +12,7 @@ macro_rules! say {
 mod analyse;
 mod bench;
 mod board;
+mod chinese;
 mod dxp_main;
 mod evaluation;
 mod hub_main;
@@ -57,6 +58,11 @@ struct PositionArgs {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Chinese checkers (Stern-Halma) on the 121-hole star, 2 to 6 players.
+    Chinese {
+        #[command(subcommand)]
+        command: chinese::ChineseCommand,
+    },
     /// Count the leaves of the legal move tree.
     Perft {
         #[command(flatten)]
@@ -305,6 +311,7 @@ fn run() -> Result<()> {
         Command::Hub => hub_main::run(&config)?,
         Command::Match(args) => kroon_match::run(args, &config.engine.variant)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,
+        Command::Chinese { command } => chinese::run(command)?,
         Command::Show { position } => {
             let pos = position.resolve(&config.engine.variant)?;
             say!("{}", board::diagram(&pos).trim_end())?;

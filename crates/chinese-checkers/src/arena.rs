@@ -1,0 +1,121 @@
+//! Engine against engine: who sits where, how each chooses its move, and a game played out
+//! under the clock rule.
+
+use std::time::{Duration, Instant};
+
+use crate::game::{Game, MOVE_SECONDS};
+use crate::movegen::Move;
+use crate::position::Position;
+use crate::search::{greedy, Limit, Searcher};
+
+/// How a seat chooses its moves.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Seat {
+    /// The move that gains the most rows.
+    Greedy,
+    /// The search, under a limit.
+    Engine(Limit),
+}
+
+impl Seat {
+    /// Parses `greedy`, `engine` (0.1 s a move), `engine:time=S`, `engine:nodes=N` or
+    /// `engine:depth=D`.
+    pub fn parse(text: &str) -> Result<Seat, String> {
+        let bad = || {
+            format!("bad seat {text:?}: greedy, engine, engine:time=S, engine:nodes=N or engine:depth=D")
+        };
+        match text.split_once(':') {
+            None if text == "greedy" => Ok(Seat::Greedy),
+            None if text == "engine" => Ok(Seat::Engine(Limit::Time(Duration::from_millis(100)))),
+            Some(("engine", spec)) => {
+                let (k, v) = spec.split_once('=').ok_or_else(bad)?;
+                match k {
+                    "time" => {
+                        let s: f64 = v.parse().map_err(|_| bad())?;
+                        if !(s > 0.0 && s < 1e6) {
+                            return Err(bad());
+                        }
+                        Ok(Seat::Engine(Limit::Time(Duration::from_secs_f64(s))))
+                    }
+                    "nodes" => Ok(Seat::Engine(Limit::Nodes(v.parse().map_err(|_| bad())?))),
+                    "depth" => Ok(Seat::Engine(Limit::Depth(v.parse().map_err(|_| bad())?))),
+                    _ => Err(bad()),
+                }
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// A small seeded generator for the random openings (splitmix64).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// A number below `n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// A random opening: `plies` moves, each chosen at random among the moves that gain ground.
+pub fn random_opening(start: Position, plies: usize, rng: &mut Rng) -> Vec<Move> {
+    let mut pos = start;
+    let mut out = Vec::new();
+    for _ in 0..plies {
+        if pos.is_over() {
+            break;
+        }
+        let me = pos.to_move();
+        let moves: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| me.forward(m.to) > me.forward(m.from))
+            .collect();
+        if moves.is_empty() {
+            break;
+        }
+        let mv = moves[rng.below(moves.len())];
+        out.push(mv);
+        pos = pos.play(mv);
+    }
+    out
+}
+
+/// Plays a game from `start` after `opening`, `seats[i]` moving for the i-th player in turn
+/// order, until it is over or `max_rounds` rounds have been played.
+pub fn play_game(start: Position, opening: &[Move], seats: &[Seat], max_rounds: u16) -> Game {
+    let camps: Vec<_> = start.seats().collect();
+    let mut searchers: Vec<Searcher> = camps.iter().map(|_| Searcher::new(16)).collect();
+    let mut game = Game::new(start);
+    for &mv in opening {
+        game.play(mv);
+    }
+    while !game.pos.is_over() && game.pos.round() <= max_rounds {
+        let me = game.pos.to_move();
+        let i = camps
+            .iter()
+            .position(|&c| c == me)
+            .expect("the player to move is seated");
+        let began = Instant::now();
+        let mv = match seats[i % seats.len()] {
+            Seat::Greedy => greedy(&game.pos),
+            Seat::Engine(limit) => searchers[i].search(&game.pos, limit, &mut |_| {}).best,
+        };
+        if began.elapsed().as_secs_f64() > MOVE_SECONDS && game.overrun(me) {
+            continue;
+        }
+        match mv {
+            Some(mv) => game.play(mv),
+            None => game.pass(),
+        }
+    }
+    game
+}

@@ -1,0 +1,476 @@
+//! `kroon chinese ...`: Chinese checkers on the star board (the kroon-chinese-checkers crate).
+
+use std::io::{BufRead, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Subcommand};
+use kroon_chinese_checkers::arena::{play_game, random_opening, Rng, Seat};
+use kroon_chinese_checkers::eval::{distance, WIN};
+use kroon_chinese_checkers::game::{Game, MOVE_SECONDS};
+use kroon_chinese_checkers::search::{Limit, Searcher};
+use kroon_chinese_checkers::solve::{beam, replay, Puzzle};
+use kroon_chinese_checkers::{diagram, divide, perft, Hole, Move, Position};
+
+/// The position of a Chinese checkers command.
+#[derive(Args, Debug, Clone)]
+pub struct ChinesePosition {
+    /// Players: 2 to 6 (2 sit opposite, 3 every other camp, 4 as two opposite pairs, 5 leave
+    /// one camp empty); ignored with --position.
+    #[arg(long, default_value_t = 2)]
+    players: usize,
+    /// Position text, e.g. "D/DD/DDD/DDDD/13/12/11/10/9/10/11/12/13/AAAA/AAA/AA/A A AD 1"
+    /// (default: the start of --players).
+    #[arg(long)]
+    position: Option<String>,
+    /// Rule option: the long hop (空跳), over a piece at any distance to the mirror point.
+    #[arg(long)]
+    long_hop: bool,
+}
+
+impl ChinesePosition {
+    fn resolve(&self) -> Result<Position> {
+        let pos = match &self.position {
+            Some(text) => text
+                .parse::<Position>()
+                .with_context(|| format!("bad position {text:?}"))?,
+            None => Position::start(self.players)
+                .ok_or_else(|| anyhow!("--players must be 2 to 6, not {}", self.players))?,
+        };
+        Ok(if self.long_hop {
+            pos.with_long_hop(true)
+        } else {
+            pos
+        })
+    }
+}
+
+/// How long the engine thinks.
+#[derive(Args, Debug, Clone)]
+pub struct ChineseLimit {
+    /// Seconds a move (default 0.1 in play and match, 5 in analyse).
+    #[arg(long, conflicts_with_all = ["depth", "nodes"])]
+    time: Option<f64>,
+    /// Plies.
+    #[arg(long, conflicts_with = "nodes")]
+    depth: Option<u32>,
+    /// About this many nodes a move.
+    #[arg(long)]
+    nodes: Option<u64>,
+}
+
+impl ChineseLimit {
+    fn resolve(&self, default_secs: f64) -> Result<Limit> {
+        Ok(match (self.time, self.depth, self.nodes) {
+            (Some(t), _, _) if t.is_finite() && t > 0.0 && t < 1e6 => {
+                Limit::Time(Duration::from_secs_f64(t))
+            }
+            (Some(t), _, _) => bail!("--time must be a positive number of seconds, not {t}"),
+            (_, Some(0), _) => bail!("--depth must be at least 1"),
+            (_, Some(d), _) => Limit::Depth(d),
+            (_, _, Some(n)) => Limit::Nodes(n.max(1)),
+            _ => Limit::Time(Duration::from_secs_f64(default_secs)),
+        })
+    }
+}
+
+/// Chinese checkers subcommands.
+#[derive(Subcommand, Debug)]
+pub enum ChineseCommand {
+    /// Print the board, the position text and whose turn it is.
+    Show {
+        #[command(flatten)]
+        position: ChinesePosition,
+    },
+    /// List the legal moves of the player to move, one per line ("from-to").
+    Moves {
+        #[command(flatten)]
+        position: ChinesePosition,
+    },
+    /// Count the leaves of the move tree.
+    Perft {
+        #[command(flatten)]
+        position: ChinesePosition,
+        /// Plies.
+        #[arg(long, short)]
+        depth: u32,
+        /// Print the count below each move.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Search the position: one line per iteration, then the best move.
+    Analyse {
+        #[command(flatten)]
+        position: ChinesePosition,
+        #[command(flatten)]
+        limit: ChineseLimit,
+    },
+    /// Play in the terminal against the engine.
+    Play {
+        #[command(flatten)]
+        position: ChinesePosition,
+        #[command(flatten)]
+        limit: ChineseLimit,
+        /// The camps a person plays (letters A-F), the others are engine seats.
+        #[arg(long, default_value = "A")]
+        human: String,
+    },
+    /// The fewest moves for the player to move, alone, to bring its pieces into the camp across.
+    Solve {
+        #[command(flatten)]
+        position: ChinesePosition,
+        /// Positions kept at each depth of the beam search.
+        #[arg(long, default_value_t = 10_000)]
+        width: usize,
+    },
+    /// Engine against engine: places and points over a number of games.
+    Match {
+        #[command(flatten)]
+        position: ChinesePosition,
+        /// Games.
+        #[arg(long, default_value_t = 10)]
+        games: usize,
+        /// Seats, comma separated, in turn order, repeated to fill the table: greedy, engine,
+        /// engine:time=S, engine:nodes=N, engine:depth=D. Game g turns them g places round the
+        /// table, so each plays every camp.
+        #[arg(long, default_value = "engine,greedy")]
+        seats: String,
+        /// Random plies (each gaining ground) opening each group of games, so games differ;
+        /// all the rotations of a group share their opening.
+        #[arg(long, default_value_t = 4)]
+        random_plies: usize,
+        /// Seed of the openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Rounds after which a game is adjudicated by distance to go.
+        #[arg(long, default_value_t = 150)]
+        max_rounds: u16,
+    },
+}
+
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
+/// Runs a `kroon chinese` subcommand.
+pub fn run(cmd: ChineseCommand) -> Result<()> {
+    match cmd {
+        ChineseCommand::Show { position } => {
+            let pos = position.resolve()?;
+            show(&pos)?;
+        }
+        ChineseCommand::Moves { position } => {
+            let pos = position.resolve()?;
+            for mv in pos.legal_moves() {
+                out!("{mv}")?;
+            }
+        }
+        ChineseCommand::Perft {
+            position,
+            depth,
+            divide: split,
+        } => {
+            let pos = position.resolve()?;
+            let start = Instant::now();
+            let nodes = if split && depth > 0 {
+                let mut total = 0;
+                for (mv, n) in divide(&pos, depth) {
+                    out!("{mv} {n}")?;
+                    total += n;
+                }
+                total
+            } else {
+                perft(&pos, depth)
+            };
+            let secs = start.elapsed().as_secs_f64();
+            out!("nodes {nodes}")?;
+            out!("seconds {secs:.3}")?;
+        }
+        ChineseCommand::Analyse { position, limit } => {
+            let pos = position.resolve()?;
+            let limit = limit.resolve(5.0)?;
+            let mut searcher = Searcher::new(64);
+            let mut lines = Vec::new();
+            let result = searcher.search(&pos, limit, &mut |it| {
+                lines.push(format!(
+                    "depth {} score {} nodes {} time {:.3} best {}",
+                    it.depth,
+                    score_text(it.score),
+                    it.nodes,
+                    it.elapsed.as_secs_f64(),
+                    it.best
+                ));
+            });
+            for l in lines {
+                out!("{l}")?;
+            }
+            match result.best {
+                Some(mv) => out!("bestmove {mv}")?,
+                None => out!("bestmove none")?,
+            }
+        }
+        ChineseCommand::Play {
+            position,
+            limit,
+            human,
+        } => play(position.resolve()?, limit.resolve(0.1)?, &human)?,
+        ChineseCommand::Solve { position, width } => {
+            let pos = position.resolve()?;
+            solve(&pos, width)?;
+        }
+        ChineseCommand::Match {
+            position,
+            games,
+            seats,
+            random_plies,
+            seed,
+            max_rounds,
+        } => {
+            let pos = position.resolve()?;
+            let names: Vec<String> = seats.split(',').map(|s| s.trim().to_owned()).collect();
+            let seats: Vec<Seat> = names
+                .iter()
+                .map(|s| Seat::parse(s).map_err(|e| anyhow!(e)))
+                .collect::<Result<_>>()?;
+            run_match(pos, &seats, &names, games, random_plies, seed, max_rounds)?;
+        }
+    }
+    Ok(())
+}
+
+fn score_text(score: i32) -> String {
+    if score > WIN - 1000 {
+        format!("win{}", WIN - score)
+    } else if score < -WIN + 1000 {
+        format!("loss{}", WIN + score)
+    } else {
+        score.to_string()
+    }
+}
+
+fn show(pos: &Position) -> std::io::Result<()> {
+    out!("{}", diagram(pos).trim_end())?;
+    out!("position {pos}")?;
+    let rows: Vec<String> = pos
+        .seats()
+        .map(|c| {
+            if pos.is_out(c) {
+                format!("{c} out")
+            } else if pos.has_finished(c) {
+                format!("{c} home")
+            } else {
+                format!("{c} {} to go", distance(pos, c))
+            }
+        })
+        .collect();
+    out!(
+        "round {} to move {} ({})",
+        pos.round(),
+        pos.to_move(),
+        rows.join(", ")
+    )
+}
+
+fn parse_move(pos: &Position, text: &str) -> Result<Move> {
+    let (f, t) = text
+        .split_once('-')
+        .ok_or_else(|| anyhow!("a move is written from-to, e.g. d4-e5"))?;
+    let from = Hole::parse(f).ok_or_else(|| anyhow!("no hole {f:?} (rows a-q, places from 1)"))?;
+    let to = Hole::parse(t).ok_or_else(|| anyhow!("no hole {t:?} (rows a-q, places from 1)"))?;
+    let mv = Move { from, to };
+    if !pos.is_legal(mv) {
+        bail!("{mv} is not a legal move for {}", pos.to_move());
+    }
+    Ok(mv)
+}
+
+fn play(start: Position, limit: Limit, human: &str) -> Result<()> {
+    let mut humans = Vec::new();
+    for ch in human.chars().filter(|c| !c.is_whitespace() && *c != ',') {
+        let camp = kroon_chinese_checkers::Camp::from_letter(ch.to_ascii_uppercase())
+            .filter(|c| start.seats().any(|s| s == *c))
+            .ok_or_else(|| anyhow!("--human: {ch:?} is not a camp in play"))?;
+        humans.push(camp);
+    }
+    let mut game = Game::new(start);
+    let mut searcher = Searcher::new(64);
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    out!("Moves are written from-to (e.g. d4-e5); 'moves' lists them, 'quit' ends the game.")?;
+    out!("Each move has {MOVE_SECONDS} s; the third overrun loses.")?;
+    while !game.pos.is_over() {
+        show(&game.pos)?;
+        let me = game.pos.to_move();
+        let legal = game.pos.legal_moves();
+        if legal.is_empty() {
+            out!("{me} has no move and passes")?;
+            game.pass();
+            continue;
+        }
+        let began = Instant::now();
+        let mv = if humans.contains(&me) {
+            loop {
+                print!("{me}> ");
+                std::io::stdout().flush()?;
+                let Some(line) = lines.next() else {
+                    return Ok(());
+                };
+                let line = line?;
+                let line = line.trim();
+                match line {
+                    "quit" => return Ok(()),
+                    "moves" => {
+                        let all: Vec<String> = legal.iter().map(|m| m.to_string()).collect();
+                        out!("{}", all.join(" "))?;
+                    }
+                    _ => match parse_move(&game.pos, line) {
+                        Ok(mv) => break mv,
+                        Err(e) => out!("{e}")?,
+                    },
+                }
+            }
+        } else {
+            let r = searcher.search(&game.pos, limit, &mut |_| {});
+            let mv = r.best.expect("a player with moves gets one");
+            out!(
+                "{me} plays {mv} (depth {}, score {})",
+                r.depth,
+                score_text(r.score)
+            )?;
+            mv
+        };
+        if began.elapsed().as_secs_f64() > MOVE_SECONDS {
+            out!(
+                "{me} overran the move time ({} of 3)",
+                game.overruns(me) + 1
+            )?;
+            if game.overrun(me) {
+                out!("{me} loses on time")?;
+                continue;
+            }
+        }
+        game.play(mv);
+    }
+    show(&game.pos)?;
+    for s in game.standings(false) {
+        out!("place {} {} points {}", s.place, s.camp, s.points)?;
+    }
+    Ok(())
+}
+
+fn solve(pos: &Position, width: usize) -> Result<()> {
+    let me = pos.to_move();
+    let mine = pos.pieces(me);
+    let goal = me.opposite().holes();
+    if mine.count() != 10 {
+        bail!(
+            "the solitaire needs the ten pieces of {me}; it has {}",
+            mine.count()
+        );
+    }
+    let puzzle = Puzzle {
+        start: mine,
+        goal,
+        obstacles: kroon_chinese_checkers::Holes(pos.occupied().0 & !mine.0),
+        camp: me,
+        long_hop: pos.long_hop(),
+    };
+    if !(puzzle.obstacles & goal).is_empty() {
+        bail!(
+            "other pieces stand in {}'s goal; they never move in the solitaire",
+            me
+        );
+    }
+    let start = Instant::now();
+    let Some(moves) = beam(&puzzle, width.max(1), 80) else {
+        bail!("no line found within 80 moves at width {width}");
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let end = replay(&puzzle, &moves).map_err(|i| anyhow!("move {} does not replay", i + 1))?;
+    debug_assert_eq!(end, goal);
+    for (i, mv) in moves.iter().enumerate() {
+        out!("{}. {mv}", i + 1)?;
+    }
+    out!("moves {}", moves.len())?;
+    out!("seconds {secs:.3}")?;
+    Ok(())
+}
+
+fn run_match(
+    start: Position,
+    seats: &[Seat],
+    specs: &[String],
+    games: usize,
+    random_plies: usize,
+    seed: u64,
+    max_rounds: u16,
+) -> Result<()> {
+    if seats.is_empty() {
+        bail!("--seats is empty");
+    }
+    let camps: Vec<_> = start.seats().collect();
+    let n = camps.len();
+    if n < 2 {
+        bail!("a match needs at least two players");
+    }
+    // One score line per seat spec: points, wins, places summed, forfeits.
+    let mut points = vec![0u32; seats.len()];
+    let mut wins = vec![0u32; seats.len()];
+    let mut place_sum = vec![0usize; seats.len()];
+    let mut forfeits = vec![0u32; seats.len()];
+    let mut rng = Rng(seed);
+    let mut opening = Vec::new();
+    for g in 0..games {
+        if g % n == 0 {
+            opening = random_opening(start, random_plies, &mut rng);
+        }
+        let shift = g % n;
+        // Seat spec for the i-th player of this game.
+        let table: Vec<usize> = (0..n).map(|i| (i + shift) % seats.len()).collect();
+        let playing: Vec<Seat> = table.iter().map(|&k| seats[k]).collect();
+        let game = play_game(start, &opening, &playing, max_rounds);
+        let adjudicated = !game.pos.is_over();
+        let standings = game.standings(adjudicated);
+        let mut line = format!("game {} rounds {}", g + 1, game.pos.round());
+        if adjudicated {
+            line.push_str(" adjudicated");
+        }
+        for s in &standings {
+            let i = camps.iter().position(|&c| c == s.camp).expect("seated");
+            let k = table[i];
+            points[k] += s.points;
+            place_sum[k] += s.place;
+            if s.points == 2 {
+                wins[k] += 1;
+            }
+            if s.forfeited {
+                forfeits[k] += 1;
+            }
+            line.push_str(&format!(
+                " | {} {} place {} points {}",
+                s.camp, specs[k], s.place, s.points
+            ));
+        }
+        out!("{line}")?;
+    }
+    // A spec may fill several seats of a game; tally per spec.
+    for k in 0..seats.len() {
+        let seats_played = (0..games)
+            .map(|g| (0..n).filter(|i| (i + g % n) % seats.len() == k).count())
+            .sum::<usize>()
+            .max(1);
+        out!(
+            "seat {} {}: points {} wins {} of {} forfeits {} mean place {:.2}",
+            k + 1,
+            specs[k],
+            points[k],
+            wins[k],
+            seats_played,
+            forfeits[k],
+            place_sum[k] as f64 / seats_played as f64
+        )?;
+    }
+    Ok(())
+}
