@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 games="${1:-100}"
-kroon="${CARGO_TARGET_DIR:-target}/release/kroon"
+kroon="${KROON:-${CARGO_TARGET_DIR:-target}/release/kroon}"
 [ -x "$kroon" ] || cargo build --release -p kroon
 if [ "${2:-}" = "--time" ]; then
   full="engine:time=0.1"; quarter="engine:time=0.025"

@@ -6,12 +6,12 @@
 //! - Width: a piece wide of the home-goal axis beyond the goal camp's width must come back.
 //! - Hop ladders: a piece that can hop forward right now (a piece next to it ahead, the hole
 //!   beyond empty) is worth part of a move.
-//! - Blockers: from round 15, pieces still in the home camp cost extra, because the anti-blocking
-//!   rule takes away the game at rounds 20, 25 and 30; a piece of another player sitting in the
+//! - Blockers: from round 10, pieces still in the home camp cost extra, and more for each piece
+//!   short of the next count of the anti-blocking rule (5, 8, 10 out at rounds 20, 25, 30); a piece of another player sitting in the
 //!   player's goal costs it too, since that hole must wait.
 
 use crate::board::{Camp, HOP_TABLE};
-use crate::position::Position;
+use crate::position::{Position, ANTI_BLOCKING};
 
 /// A win, from the winner's side; real evaluations stay far below it.
 pub const WIN: i32 = 1_000_000;
@@ -71,8 +71,13 @@ pub fn cost(pos: &Position, c: Camp) -> i32 {
         }
     }
     let mut blockers = 0;
-    if pos.round() >= 15 {
+    if pos.round() >= 10 {
         blockers += 60 * (pieces & home).count() as i32;
+        // Short of the next anti-blocking count, each missing piece costs four rows.
+        let out = (pieces & !home).count();
+        if let Some(&(_, need)) = ANTI_BLOCKING.iter().find(|&&(r, _)| r >= pos.round()) {
+            blockers += 400 * need.saturating_sub(out) as i32;
+        }
     }
     let strangers = (goal & pos.occupied() & !pieces).count() as i32;
     blockers += 25 * strangers;
