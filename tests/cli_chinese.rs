@@ -117,6 +117,22 @@ fn match_tallies_points() {
 }
 
 #[test]
+fn solve_prints_a_line_no_shorter_than_the_optimum() {
+    // A narrow beam is quick and not optimal; no line can beat Bell's 27.
+    let o = kroon(&["solve", "--width", "300"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    let n: usize = s
+        .lines()
+        .find_map(|l| l.strip_prefix("moves "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((27..=40).contains(&n), "{s}");
+    assert_eq!(s.lines().filter(|l| l.contains(". ")).count(), n);
+}
+
+#[test]
 fn bad_input_gets_a_clear_message() {
     for (args, want) in [
         (vec!["show", "--players", "7"], "--players must be 2 to 6"),

@@ -12,6 +12,9 @@ that no other piece has (6); then "other players' pieces" are all the other piec
 generator computes the standard rule. Its chain search stops at holes it has visited, as the
 standard rule says, and its moves are deduplicated here by destination as Kroon's are.
 
+A line `perft<TAB>POSITION<TAB>DEPTH<TAB>COUNT` asks for a perft count instead, walked with the
+same generator and the turn order of the position text's player field (no game ends that shallow).
+
 Prints one line per difference and a summary `N positions, M differ`.
 """
 import sys
@@ -70,11 +73,43 @@ def oracle_moves(board, mover):
     return out
 
 
+def perft(board, order, turn, depth):
+    if depth == 0:
+        return 1
+    mover = order[turn % len(order)]
+    moves = sorted(oracle_moves(board, mover))
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for mv in moves:
+        frm, to = mv.split("-")
+        a, b = CUBE[frm], CUBE[to]
+        del board[a]
+        board[b] = mover
+        total += perft(board, order, turn + 1, depth - 1)
+        del board[b]
+        board[a] = mover
+    return total
+
+
+CUBE = {hole_name(c): c for c in rules.POSITIONS}
+
+
 def main():
     total = differ = 0
     for line in sys.stdin:
         line = line.rstrip("\n")
         if not line:
+            continue
+        if line.startswith("perft\t"):
+            _, text, depth, count = line.split("\t")
+            board, mover = parse(text)
+            order = [ord(c) - ord("A") for c in text.split()[2]]
+            got = perft(board, order, order.index(mover), int(depth))
+            total += 1
+            if got != int(count):
+                differ += 1
+                print("DIFF perft %s depth %s: kroon %s, magmacrunch %d" % (text, depth, count, got))
             continue
         text, _, moves = line.partition("\t")
         total += 1

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::game::{Game, MOVE_SECONDS};
 use crate::movegen::Move;
-use crate::position::Position;
+use crate::position::{mix, Position, GOLDEN};
 use crate::search::{greedy, Limit, Searcher};
 
 /// How a seat chooses its moves.
@@ -53,11 +53,8 @@ pub struct Rng(pub u64);
 impl Rng {
     /// Next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0 = self.0.wrapping_add(GOLDEN);
+        mix(self.0)
     }
     /// A number below `n` (n > 0).
     pub fn below(&mut self, n: usize) -> usize {

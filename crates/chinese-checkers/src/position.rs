@@ -317,11 +317,18 @@ impl Position {
     }
 }
 
-const fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+/// The splitmix64 step: the state advances by this, then [`mix`] scrambles it.
+pub(crate) const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The splitmix64 output function.
+pub(crate) const fn mix(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
+}
+
+const fn splitmix(x: u64) -> u64 {
+    mix(x.wrapping_add(GOLDEN))
 }
 
 const PIECE_KEYS: [[u64; 121]; 6] = {

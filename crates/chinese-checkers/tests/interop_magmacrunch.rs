@@ -1,5 +1,6 @@
 //! Legal-move sets against magmacrunch-chinese-checkers (an independent Python implementation),
-//! over positions of seeded random games of 2, 3, 4 and 6 players. The script
+//! over positions of seeded random games of 2, 3, 4 and 6 players, and perft from the start
+//! (depth 4 for 2, 4 and 6 players, 3 for 3). The script
 //! `tests/interop/chinese_vs_magmacrunch.py` explains how its hop rule is brought to the
 //! standard one. Needs python3 with `magmacrunch-chinese-checkers` (`.ci/run` installs it); the
 //! test skips itself without it unless `KROON_REQUIRE_MAGMACRUNCH` is set.
@@ -7,21 +8,8 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+use kroon_chinese_checkers::arena::Rng;
 use kroon_chinese_checkers::{Camp, Position};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Positions from games where each move is, half the time, one that gains the most ground and
 /// otherwise any legal move: the pieces meet in the middle, so chains over own and other pieces
@@ -77,6 +65,13 @@ fn legal_moves_match_magmacrunch() {
             input.push_str(&format!("{pos}\t{}\n", moves.join(" ")));
             count += 1;
         }
+    }
+    // Perft from the start, the turn order taken from the position text.
+    for (players, depth) in [(2, 4), (3, 3), (4, 4), (6, 4)] {
+        let pos = Position::start(players).unwrap();
+        let n = kroon_chinese_checkers::perft(&pos, depth);
+        input.push_str(&format!("perft\t{pos}\t{depth}\t{n}\n"));
+        count += 1;
     }
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),

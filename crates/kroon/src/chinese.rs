@@ -10,7 +10,7 @@ use kroon_chinese_checkers::eval::{distance, WIN};
 use kroon_chinese_checkers::game::{Game, MOVE_SECONDS};
 use kroon_chinese_checkers::search::{Limit, Searcher};
 use kroon_chinese_checkers::solve::{beam, replay, Puzzle};
-use kroon_chinese_checkers::{diagram, divide, perft, Hole, Move, Position};
+use kroon_chinese_checkers::{diagram, divide, perft, Camp, Hole, Move, Position};
 
 /// The position of a Chinese checkers command.
 #[derive(Args, Debug, Clone)]
@@ -115,7 +115,8 @@ pub enum ChineseCommand {
         #[arg(long, default_value = "A")]
         human: String,
     },
-    /// The fewest moves for the player to move, alone, to bring its pieces into the camp across.
+    /// The fewest moves for the player to move, alone (others' pieces stand still), to bring its
+    /// ten pieces into the camp across; without --position, camp A alone on the board.
     Solve {
         #[command(flatten)]
         position: ChinesePosition,
@@ -217,7 +218,11 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
             human,
         } => play(position.resolve()?, limit.resolve(0.1)?, &human)?,
         ChineseCommand::Solve { position, width } => {
-            let pos = position.resolve()?;
+            // Without a position, the classic puzzle: camp A alone on the board.
+            let pos = match position.position {
+                None => Position::start_with(&[Camp::ALL[0]]).with_long_hop(position.long_hop),
+                Some(_) => position.resolve()?,
+            };
             solve(&pos, width)?;
         }
         ChineseCommand::Match {
@@ -289,7 +294,7 @@ fn parse_move(pos: &Position, text: &str) -> Result<Move> {
 fn play(start: Position, limit: Limit, human: &str) -> Result<()> {
     let mut humans = Vec::new();
     for ch in human.chars().filter(|c| !c.is_whitespace() && *c != ',') {
-        let camp = kroon_chinese_checkers::Camp::from_letter(ch.to_ascii_uppercase())
+        let camp = Camp::from_letter(ch.to_ascii_uppercase())
             .filter(|c| start.seats().any(|s| s == *c))
             .ok_or_else(|| anyhow!("--human: {ch:?} is not a camp in play"))?;
         humans.push(camp);
