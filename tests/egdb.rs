@@ -142,8 +142,7 @@ fn analyse_score(fen: &str, egdb: &str) -> f64 {
     let s = String::from_utf8_lossy(&o.stdout).into_owned();
     let line = s
         .lines()
-        .filter(|l| l.starts_with("depth"))
-        .last()
+        .rfind(|l| l.starts_with("depth"))
         .unwrap()
         .to_string();
     let score = line
