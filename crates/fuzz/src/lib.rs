@@ -28,6 +28,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("weights", weights),
     ("records", records),
     ("openings", openings),
+    ("egdb_slice", egdb_slice),
 ];
 
 /// The target called `name`.
@@ -256,6 +257,28 @@ pub fn weights(data: &[u8]) {
     }
 }
 
+/// An endgame table file: one that reads answers every number the same through its block index
+/// as in full, and its codes written again read back to the same codes.
+pub fn egdb_slice(data: &[u8]) {
+    use kroon_egdb::store::{encode, Slice};
+    let Ok(slice) = Slice::parse(data) else {
+        return;
+    };
+    let Ok(codes) = slice.codes() else {
+        // A damaged block: every lookup still answers or says no.
+        for i in (0..slice.numbers()).step_by(97) {
+            let _ = slice.code(i);
+        }
+        return;
+    };
+    for (i, &c) in codes.iter().enumerate() {
+        assert_eq!(slice.code(i as u64), Some(c), "number {i}");
+    }
+    let again = Slice::parse(&encode(slice.material(), &codes, slice.has_distances()))
+        .expect("written slices read");
+    assert_eq!(again.codes().expect("written blocks read"), codes);
+}
+
 /// A self-play records file: the header, then 32-byte records; a record that reads writes back
 /// to the same bytes, and gives a position that can be searched from (its moves generate).
 pub fn records(data: &[u8]) {
@@ -418,6 +441,14 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             "[engine]\nvariant = \"russian\"\nhash = 16\nponder = false\n[dxp]\nlisten = \"127.0.0.1:27531\"\nname = \"Kroon\"\n",
             "[eval]\nkind = \"hand\"\nfile = \"\"\n[log]\nlevel = \"debug\"\nfile = \"kroon.log\"\n",
         ]),
+        "egdb_slice" => {
+            use kroon_egdb::{index::Layout, store::encode, Material};
+            let m = Material::new(0, 1, 1, 0);
+            let n = Layout::new(m).size() as usize;
+            let codes: Vec<u8> = (0..n).map(|i| [0, 0, 3, 0, 2][i % 5]).collect();
+            let wdl: Vec<u8> = (0..n).map(|i| u8::from(i % 9 == 0)).collect();
+            vec![encode(m, &codes, true), encode(m, &wdl, false)]
+        }
         "weights" => {
             let mut cut = WEIGHTS.to_vec();
             cut.truncate(64);

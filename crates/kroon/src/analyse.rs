@@ -32,11 +32,13 @@ pub fn run(
     threads: usize,
     hash: usize,
     eval: Eval,
+    tables: Option<std::sync::Arc<dyn kroon_search::EndgameTables>>,
 ) -> Result<()> {
     let game = game_from(start, moves)?;
     let root = *game.position();
     let mut engine = Engine::new(threads, hash);
     engine.set_eval(eval);
+    engine.set_tables(tables);
     let req = SearchRequest {
         game,
         limits,

@@ -26,6 +26,31 @@ pub struct Config {
     pub eval: EvalConfig,
     /// Logging.
     pub log: LogConfig,
+    /// Endgame tables.
+    pub egdb: EgdbConfig,
+}
+
+/// Endgame table settings.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EgdbConfig {
+    /// Directory of the tables; empty for the user's data directory.
+    pub dir: String,
+}
+
+impl EgdbConfig {
+    /// The table directory: `flag` when given (`none`: no tables), else the setting, else the
+    /// user's data directory (`None` when there is no home to find it in).
+    #[must_use]
+    pub fn resolve(&self, flag: Option<&Path>) -> Option<std::path::PathBuf> {
+        if let Some(dir) = flag {
+            return (dir != Path::new("none")).then(|| dir.to_path_buf());
+        }
+        if !self.dir.is_empty() {
+            return Some(self.dir.clone().into());
+        }
+        directories::ProjectDirs::from("", "", "kroon").map(|d| d.data_dir().join("egdb"))
+    }
 }
 
 /// Rules and search settings.

@@ -36,6 +36,9 @@ pub struct DxpArgs {
         conflicts_with = "connect"
     )]
     listen: Option<String>,
+    /// Endgame table directory (default: from the settings; `none` for none).
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<PathBuf>,
     /// Be the client: connect to a DXP server at ADDR:PORT.
     #[arg(long, value_name = "ADDR:PORT")]
     connect: Option<String>,
@@ -241,6 +244,7 @@ pub fn run(args: DxpArgs, config: &Config) -> Result<()> {
 
     let mut engine = Engine::new(threads, hash);
     engine.set_eval(crate::evaluation::for_variant(config, None, None, variant)?);
+    engine.set_tables(crate::egdb_main::for_search(config, args.egdb.as_deref())?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

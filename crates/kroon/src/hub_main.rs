@@ -24,7 +24,7 @@ enum Input {
 /// # Errors
 /// Only for settings in the configuration that Hub cannot declare (an unknown variant or
 /// evaluation), or a weights file that is refused.
-pub fn run(config: &Config) -> Result<()> {
+pub fn run(config: &Config, egdb: Option<&std::path::Path>) -> Result<()> {
     let variant: Variant = config
         .engine
         .variant
@@ -36,6 +36,13 @@ pub fn run(config: &Config) -> Result<()> {
         hash: config.engine.hash,
         ponder: config.engine.ponder,
         eval: crate::evaluation::kind(config, None)?,
+        // The tables of the settings or `--egdb`, when that directory exists.
+        egdb_path: config
+            .egdb
+            .resolve(egdb)
+            .filter(|d| d.is_dir())
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
     };
     let clamped = settings.clone().clamped();
     if clamped != settings {
@@ -49,7 +56,11 @@ pub fn run(config: &Config) -> Result<()> {
     }
     let out = Arc::new(WriterSink::new(std::io::stdout()));
     let mut session = Session::new(Identity::kroon(env!("CARGO_PKG_VERSION")), clamped, out)
-        .with_learned_weights(crate::evaluation::learned_weights(config, None)?);
+        .with_learned_weights(crate::evaluation::learned_weights(config, None)?)
+        .with_table_opener(Box::new(|dir: &str| {
+            crate::egdb_main::open_for_search(std::path::Path::new(dir))?
+                .ok_or_else(|| format!("no endgame tables in {dir}"))
+        }));
 
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()

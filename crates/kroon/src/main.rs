@@ -14,6 +14,7 @@ mod bench;
 mod board;
 mod chinese;
 mod dxp_main;
+mod egdb_main;
 mod evaluation;
 mod hub_main;
 mod learn_main;
@@ -112,6 +113,9 @@ enum Command {
         hash: Option<usize>,
         #[command(flatten)]
         eval: EvalArgs,
+        /// Endgame table directory (default: from the settings; `none` for none).
+        #[arg(long, value_name = "DIR")]
+        egdb: Option<PathBuf>,
     },
     /// Search a fixed set of positions on one thread with a fresh table: node count and speed.
     Bench {
@@ -129,11 +133,18 @@ enum Command {
     /// Fit the pattern evaluation's weights to self-play positions.
     Train(learn_main::TrainArgs),
     /// Speak the Hub protocol (v2) on standard input and output.
-    Hub,
+    Hub {
+        /// Endgame table directory (default: from the settings; `none` for none). Hub's
+        /// `egdb-path` parameter changes it.
+        #[arg(long, value_name = "DIR")]
+        egdb: Option<PathBuf>,
+    },
     /// Play engine-vs-engine games over DXP (DamExchange) on TCP.
     Dxp(dxp_main::DxpArgs),
     /// Play a match or tournament between Hub and DXP engines.
     Match(kroon_match::MatchArgs),
+    /// Endgame tables: build, probe, list.
+    Egdb(egdb_main::EgdbArgs),
     /// Print a board diagram with field numbers.
     Show {
         #[command(flatten)]
@@ -270,9 +281,11 @@ fn run() -> Result<()> {
             threads,
             hash,
             eval,
+            egdb,
         } => {
             let pos = position.resolve(&config.engine.variant)?;
             let eval = eval.resolve(&config, pos.variant())?;
+            let tables = egdb_main::for_search(&config, egdb.as_deref())?;
             let limits = match (depth, time, nodes) {
                 (Some(d), _, _) => Limits::Depth(d.max(1)),
                 (_, Some(t), _) if t.is_finite() && t > 0.0 => {
@@ -293,6 +306,7 @@ fn run() -> Result<()> {
                 threads,
                 hash.unwrap_or(config.engine.hash),
                 eval,
+                tables,
             )?;
         }
         Command::Bench {
@@ -308,10 +322,11 @@ fn run() -> Result<()> {
         }
         Command::Selfplay(args) => learn_main::selfplay(args, &config)?,
         Command::Train(args) => learn_main::train(args)?,
-        Command::Hub => hub_main::run(&config)?,
+        Command::Hub { egdb } => hub_main::run(&config, egdb.as_deref())?,
         Command::Match(args) => kroon_match::run(args, &config.engine.variant)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,
         Command::Chinese { command } => chinese::run(command)?,
+        Command::Egdb(args) => egdb_main::run(args, &config)?,
         Command::Show { position } => {
             let pos = position.resolve(&config.engine.variant)?;
             say!("{}", board::diagram(&pos).trim_end())?;

@@ -3,6 +3,7 @@
 
 use crate::eval::Eval;
 use crate::smp::{self, Shared};
+use crate::tables::EndgameTables;
 use crate::time::{Limits, TimeManager};
 use crate::worker::History;
 use crate::{Info, SearchResult};
@@ -93,7 +94,9 @@ impl Engine {
         self.wait();
         let threads = threads.max(1);
         if threads != self.threads || hash_mib != self.hash_mib {
+            let tables = self.shared.tables.read().clone();
             self.shared = Arc::new(Shared::new(hash_mib, threads));
+            *self.shared.tables.write() = tables;
             self.threads = threads;
             self.hash_mib = hash_mib;
         }
@@ -112,6 +115,14 @@ impl Engine {
             self.eval = Arc::new(eval);
             self.shared.tt.clear();
         }
+    }
+
+    /// Probes `tables` from now on (`None`: no tables). The table is cleared, since its scores
+    /// were found with other knowledge.
+    pub fn set_tables(&mut self, tables: Option<Arc<dyn EndgameTables>>) {
+        self.wait();
+        *self.shared.tables.write() = tables;
+        self.shared.tt.clear();
     }
 
     /// The evaluation searches use.

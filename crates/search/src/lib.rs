@@ -6,12 +6,14 @@ pub mod engine;
 pub mod eval;
 pub mod score;
 pub mod smp;
+pub mod tables;
 pub mod time;
 pub mod tt;
 pub mod worker;
 
 pub use engine::{Engine, Event, SearchRequest};
 pub use eval::{Eval, EvalKind, Weights, WeightsError};
+pub use tables::{EndgameTables, TableProbe, TableValue};
 pub use time::{Limits, TimeManager};
 
 use kroon_rules::Move;

@@ -2,12 +2,14 @@
 //! when to stop, and its result is the answer.
 
 use crate::eval::Eval;
+use crate::tables::EndgameTables;
 use crate::time::TimeManager;
 use crate::tt::Table;
 use crate::worker::{History, Outcome, Worker};
 use crate::Info;
 use kroon_rules::Position;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// What the search threads share.
 #[derive(Debug)]
@@ -18,6 +20,8 @@ pub struct Shared {
     pub stop: AtomicBool,
     /// Nodes per thread, published every thousand nodes or so.
     pub nodes: Vec<AtomicU64>,
+    /// Endgame tables to probe, if any.
+    pub tables: parking_lot::RwLock<Option<Arc<dyn EndgameTables>>>,
 }
 
 impl Shared {
@@ -28,6 +32,7 @@ impl Shared {
             tt: Table::new(hash_mib),
             stop: AtomicBool::new(false),
             nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            tables: parking_lot::RwLock::new(None),
         }
     }
 

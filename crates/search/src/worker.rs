@@ -3,6 +3,7 @@
 use crate::eval::Eval;
 use crate::score::{from_tt, is_decisive, to_tt, INF, WIN};
 use crate::smp::Shared;
+use crate::tables::{self, EndgameTables, TableProbe, TableValue};
 use crate::time::TimeManager;
 use crate::tt::{Bound, Entry};
 use crate::{Info, MAX_DEPTH, MAX_PLY};
@@ -10,6 +11,7 @@ use kroon_rules::game::{endgame_rule, is_king_quiet, next_endgame_plies, quiet_l
 use kroon_rules::EndgameRule;
 use kroon_rules::{movegen, Move, MoveList, Position, Variant};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// Where a game stands at the root, for the draw rules inside the search.
 #[derive(Clone, Debug)]
@@ -74,6 +76,10 @@ pub struct Worker<'a> {
     variant: Variant,
     /// Inside a probe-cut search, which does not probe again.
     probing: bool,
+    /// Endgame tables, when the variant has them.
+    tables: Option<Arc<dyn EndgameTables>>,
+    /// Positions with at most this many pieces are probed (0: none).
+    table_pieces: u32,
 }
 
 impl<'a> Worker<'a> {
@@ -100,6 +106,8 @@ impl<'a> Worker<'a> {
             pv: vec![Vec::new(); MAX_PLY + 2],
             variant: Variant::International,
             probing: false,
+            tables: None,
+            table_pieces: 0,
         }
     }
 
@@ -131,6 +139,14 @@ impl<'a> Worker<'a> {
         report: Option<&dyn Fn(Info)>,
     ) -> Outcome {
         self.variant = root.variant();
+        // The tables hold international draughts.
+        self.tables = self
+            .shared
+            .tables
+            .read()
+            .clone()
+            .filter(|_| self.variant == Variant::International);
+        self.table_pieces = self.tables.as_ref().map_or(0, |t| t.pieces());
         self.keys.clear();
         self.keys.extend_from_slice(&history.keys);
         self.frames[0] = Frame {
@@ -321,6 +337,28 @@ impl<'a> Worker<'a> {
         false
     }
 
+    /// The score of a table's verdict at `ply`, with the counting rules on top: a win whose
+    /// conversion is further off than the plies a counting rule has left is the draw it is (a
+    /// bound: crowning a man does not restart the FMJD counts, and a man move restarts the king
+    /// count inside the distance, so only the counts that surely run on are applied).
+    fn table_score(&self, pos: &Position, probe: TableProbe, ply: usize) -> i32 {
+        let f = self.frames[ply];
+        let mut left = u32::MAX;
+        if pos.men().is_empty() {
+            left = quiet_limit(self.variant).saturating_sub(f.king_plies);
+        }
+        if let Some(rule) = f.rule {
+            left = left.min(rule.plies().saturating_sub(f.endgame_plies));
+        }
+        let too_far = probe.distance.is_some_and(|d| u32::from(d) > left);
+        match probe.value {
+            TableValue::Draw => 0,
+            _ if too_far => 0,
+            TableValue::Win => tables::win_score(pos, probe.distance, ply),
+            TableValue::Loss => -tables::win_score(pos, probe.distance, ply),
+        }
+    }
+
     /// Score of a position whose side to move has no legal move, or that a variant ends.
     #[inline]
     fn no_moves_score(&self, ply: usize) -> i32 {
@@ -358,6 +396,12 @@ impl<'a> Worker<'a> {
             return Ok(self.no_moves_score(ply));
         }
         let forced = list[0].is_capture();
+        if !forced && ply > 0 && pos.all().count() <= self.table_pieces {
+            if let Some(probe) = self.tables.as_ref().and_then(|t| t.probe(pos)) {
+                self.lists[ply] = list;
+                return Ok(self.table_score(pos, probe, ply));
+            }
+        }
         if depth <= 0 {
             let r = self.quiesce(pos, &list, alpha, beta, ply);
             self.lists[ply] = list;

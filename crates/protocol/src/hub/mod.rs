@@ -8,4 +8,4 @@ pub use codec::{
     parse, parse_reply, tokenize, Arg, GoMode, HubCommand, HubError, HubReply, Info, Level,
     ParamKind, Tokens,
 };
-pub use session::{Flow, Identity, Session, Settings, Sink, WriterSink};
+pub use session::{Flow, Identity, Session, Settings, Sink, TableOpener, WriterSink};

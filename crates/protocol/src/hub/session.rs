@@ -23,7 +23,8 @@
 //!   first, as `stop` would, and its `done` is sent before anything else. `pos`, `level`,
 //!   `set-param` and `hub` only prepare the next search and leave the running one alone.
 //! - `new-game` clears the table and forgets the position and its history.
-//! - `set-param` is taken at any time; `threads` and `hash` take effect at the next `init` or `go`.
+//! - `set-param` is taken at any time; `threads`, `hash` and `egdb-path` (a directory of Kroon's
+//!   endgame tables, an extension; empty for none) take effect at the next `init` or `go`.
 //!   Unknown parameters and commands are ignored (logged at debug level, never on stdout).
 //! - `info` carries `depth`, `seldepth` (an extra key, which Hub allows; the codec has no field for
 //!   it), `score` in men, `nodes`, `time`, `nps` in millions and the PV in long Hub notation.
@@ -33,7 +34,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use kroon_rules::{notation, parse_fen, parse_hub, parse_hub_move, Game, Move, Position, Variant};
-use kroon_search::{score, Engine, EvalKind, Event, Limits, SearchRequest, SearchResult, Weights};
+use kroon_search::{
+    score, EndgameTables, Engine, EvalKind, Event, Limits, SearchRequest, SearchResult, Weights,
+};
 
 use super::codec::{parse, GoMode, HubCommand, HubError, HubReply, Info, Level, ParamKind};
 
@@ -120,6 +123,8 @@ pub struct Settings {
     pub ponder: bool,
     /// The evaluation: the learned weights (where the variant has them) or the hand-set one.
     pub eval: EvalKind,
+    /// Directory of the endgame tables (`egdb-path`); empty for none.
+    pub egdb_path: String,
 }
 
 impl Default for Settings {
@@ -130,6 +135,7 @@ impl Default for Settings {
             hash: 64,
             ponder: false,
             eval: EvalKind::Learned,
+            egdb_path: String::new(),
         }
     }
 }
@@ -186,6 +192,11 @@ impl Settings {
                 value: self.eval.name().into(),
                 kind: ParamKind::Enum(EvalKind::ALL.iter().map(|k| k.name().to_owned()).collect()),
             },
+            HubReply::Param {
+                name: "egdb-path".into(),
+                value: self.egdb_path.clone(),
+                kind: ParamKind::String,
+            },
         ]
     }
 
@@ -218,6 +229,7 @@ impl Settings {
                     .map_err(|_| format!("'eval' takes learned or hand, not '{}'", clip(value)))?;
             }
             "hash" => self.hash = whole_in(name, value, Self::HASH)?,
+            "egdb-path" => value.clone_into(&mut self.egdb_path),
             "ponder" => {
                 self.ponder = match value.to_ascii_lowercase().as_str() {
                     "true" | "1" | "yes" | "on" => true,
@@ -293,7 +305,14 @@ pub struct Session {
     mode: Option<GoMode>,
     /// The weights `eval=learned` plays with, per variant (a variant without: the hand evaluation).
     learned: Vec<Arc<Weights>>,
+    /// Opens the endgame tables of a directory (`egdb-path`); none: the parameter has no effect.
+    open_tables: Option<Box<TableOpener>>,
+    /// The directory whose tables the engine has now.
+    tables_path: String,
 }
+
+/// Opens the endgame tables of a directory, or says why it cannot.
+pub type TableOpener = dyn Fn(&str) -> Result<Arc<dyn EndgameTables>, String> + Send;
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -320,7 +339,16 @@ impl Session {
             level: Level::Infinite,
             mode: None,
             learned: Vec::new(),
+            open_tables: None,
+            tables_path: String::new(),
         }
+    }
+
+    /// Probes endgame tables opened by `open` from the directory `egdb-path` names.
+    #[must_use]
+    pub fn with_table_opener(mut self, open: Box<TableOpener>) -> Session {
+        self.open_tables = Some(open);
+        self
     }
 
     /// Plays `eval=learned` with `weights`, each for its variant (other variants get the hand
@@ -450,6 +478,22 @@ impl Session {
             .get_or_insert_with(|| Engine::new(threads, hash));
         engine.configure(threads, hash);
         engine.set_eval(eval.with(weights));
+        let path = &self.settings.egdb_path;
+        if *path != self.tables_path {
+            self.tables_path.clone_from(path);
+            let tables = match (&self.open_tables, path.is_empty()) {
+                (Some(open), false) => match open(path) {
+                    Ok(t) => Some(t),
+                    Err(message) => {
+                        let reply = HubReply::Error(message);
+                        self.out.line(&reply.to_string());
+                        None
+                    }
+                },
+                _ => None,
+            };
+            engine.set_tables(tables);
+        }
         engine
     }
 
@@ -732,6 +776,7 @@ mod tests {
                 "set-param name=variant value=killer",
                 "set-param name=book value=false",
                 "set-param name=eval value=hand",
+                "set-param name=egdb-path value=\"/data/my tables\"",
             ],
         );
         silent(&rx);
@@ -743,6 +788,7 @@ mod tests {
                 hash: 8,
                 ponder: true,
                 eval: EvalKind::Hand,
+                egdb_path: "/data/my tables".into(),
             }
         );
         for bad in [

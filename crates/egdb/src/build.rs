@@ -1,0 +1,746 @@
+//! Retrograde analysis: the values of every position of a set of slices, each slice from the
+//! slices its conversions lead into.
+//!
+//! A slice is built together with its mirror (the same material with the other side to move),
+//! since a move that neither captures nor crowns leads from one to the other. Each position first
+//! gets what it can know alone: no legal move is a loss; a capture or a crowning leaves the pair
+//! for a finished slice, so a position with a capture is settled at once, and one with a winning
+//! crowning too. The others count their moves that stay in the pair (plus one if a crowning keeps
+//! a draw, which then can never be a loss). Then, distance by distance, each settled position
+//! un-moves the piece that last moved: a predecessor of a loss is a win one ply longer; a
+//! predecessor of a win loses one move, and when it has none left it is a loss one ply longer
+//! than its longest. What stays unsettled is a draw. Last, every position is checked against its
+//! successors before the slice files are written.
+//!
+//! Resumable: a slice whose file reads back is loaded, not built; files are written under a
+//! temporary name and renamed, so a half-written one never counts.
+
+use crate::index::{Board, Layout, NEIGHBOURS};
+use crate::material::Material;
+use crate::store;
+use crate::value::{Value, MAX_DISTANCE};
+use kroon_rules::{movegen, MoveList};
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Code of a number that is no position, in memory only.
+const INVALID: u8 = 255;
+/// Code of a position not settled yet (a draw when the build ends).
+const OPEN: u8 = 0;
+/// Positions per work item of the parallel passes.
+const CHUNK: usize = 1 << 14;
+
+/// How to build.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Worker threads.
+    pub threads: usize,
+    /// Slices with up to this many pieces, and all slices of kings only, keep their distances to
+    /// conversion in their files; the others keep win, draw or loss only, which takes far less
+    /// room (their wins convert with the help of the search and the smaller slices' distances).
+    pub distances: u32,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            threads: std::thread::available_parallelism().map_or(1, usize::from),
+            distances: 4,
+        }
+    }
+}
+
+/// The slices to build, in an order where each comes after those it depends on.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    order: Vec<Material>,
+}
+
+/// The slices a slice's conversions lead into (captures and crownings by the side to move).
+fn successors(m: Material) -> Vec<Material> {
+    let mut out = Vec::new();
+    let crown = |men: u8, kings: u8, up: bool| {
+        if up {
+            (men - 1, kings + 1)
+        } else {
+            (men, kings)
+        }
+    };
+    for up in [false, true] {
+        if up && m.own_men == 0 {
+            continue;
+        }
+        let (men, kings) = crown(m.own_men, m.own_kings, up);
+        for x in 0..=m.opp_men {
+            for y in 0..=m.opp_kings {
+                if x + y == 0 && !up {
+                    continue;
+                }
+                let next = Material::new(m.opp_men - x, m.opp_kings - y, men, kings);
+                if next.is_stored() {
+                    out.push(next);
+                }
+            }
+        }
+    }
+    out
+}
+
+impl Plan {
+    /// Every slice with up to `pieces` pieces.
+    #[must_use]
+    pub fn pieces(pieces: u32) -> Plan {
+        Plan {
+            order: Material::up_to(pieces),
+        }
+    }
+
+    /// The given slices, their mirrors and everything they depend on.
+    #[must_use]
+    pub fn materials(wanted: &[Material]) -> Plan {
+        let mut seen = BTreeSet::new();
+        let mut todo: Vec<Material> = wanted.to_vec();
+        while let Some(m) = todo.pop() {
+            if !m.is_stored() || !seen.insert(m) {
+                continue;
+            }
+            todo.push(m.swapped());
+            todo.extend(successors(m));
+        }
+        let mut order: Vec<Material> = seen.into_iter().collect();
+        order.sort_by_key(|m| (m.pieces(), m.men(), *m));
+        Plan { order }
+    }
+
+    /// The slices, in build order.
+    #[must_use]
+    pub fn slices(&self) -> &[Material] {
+        &self.order
+    }
+
+    /// Numbers of all slices together (positions plus the few unused numbers).
+    #[must_use]
+    pub fn size(&self) -> u64 {
+        self.order.iter().map(|&m| Layout::new(m).size()).sum()
+    }
+}
+
+/// The stage of a slice pair's build.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Stage {
+    /// Settling what each position knows alone.
+    Start,
+    /// Un-moving from the positions settled at a distance.
+    Distance(u16),
+    /// Checking every position against its successors.
+    Verify,
+}
+
+/// What a build reports as it goes.
+#[derive(Clone, Debug)]
+pub enum Progress {
+    /// A pair of slices starts: its names and numbers.
+    Pair {
+        /// The slice and its mirror (once when they are the same).
+        slices: Vec<Material>,
+        /// Numbers in the pair.
+        size: u64,
+    },
+    /// Work done in the pair's current stage: numbers handled in the stage so far.
+    Step {
+        /// The stage.
+        stage: Stage,
+        /// Numbers handled since the last step report.
+        done: u64,
+    },
+    /// A slice was found on disk and loaded instead of built.
+    Loaded(Material),
+    /// A slice was built, checked and written.
+    Written(SliceReport),
+}
+
+/// The outcome of one slice.
+#[derive(Clone, Debug)]
+pub struct SliceReport {
+    /// The slice.
+    pub material: Material,
+    /// Positions (numbers that are a position).
+    pub positions: u64,
+    /// Won, drawn and lost positions for the side to move.
+    pub wins: u64,
+    /// Drawn positions.
+    pub draws: u64,
+    /// Lost positions.
+    pub losses: u64,
+    /// Longest distance to conversion.
+    pub longest: u16,
+    /// Bytes of its file.
+    pub bytes: u64,
+    /// Time its pair took to build (shared by both slices of a pair).
+    pub time: Duration,
+}
+
+/// The outcome of a build.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Slices built now.
+    pub built: Vec<SliceReport>,
+    /// Slices found on disk.
+    pub loaded: Vec<Material>,
+}
+
+/// Why a build stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A file could not be written or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// A distance to conversion beyond what the format holds.
+    #[error("slice {0}: a distance to conversion beyond {MAX_DISTANCE} plies")]
+    TooLong(Material),
+    /// The check of a slice against its successors failed.
+    #[error(
+        "slice {material}: {wrong} positions disagree with their successors (first: index {first})"
+    )]
+    Inconsistent {
+        /// The slice.
+        material: Material,
+        /// How many positions.
+        wrong: u64,
+        /// The first of them.
+        first: u64,
+    },
+    /// A slice needed another that is not in the plan.
+    #[error("slice {0} is needed but not built")]
+    Missing(Material),
+}
+
+/// The values of one slice in memory, one code per number.
+type Codes = Vec<u8>;
+
+/// Builds (or loads) every slice of `plan` in `dir`; `progress` hears about each step.
+pub fn build(
+    plan: &Plan,
+    dir: &Path,
+    options: &Options,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Report, BuildError> {
+    std::fs::create_dir_all(dir).map_err(|source| BuildError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let threads = options.threads.max(1);
+    let mut known = Known::new();
+    let mut report = Report::default();
+    for &m in plan.slices() {
+        if known.contains(m) {
+            continue;
+        }
+        let pair: Vec<Material> = if m.swapped() == m {
+            vec![m]
+        } else {
+            vec![m, m.swapped()]
+        };
+        let loaded: Option<Vec<Codes>> = pair
+            .iter()
+            .map(|&s| store::read_codes(&store::path(dir, s), s).ok())
+            .collect();
+        if let Some(codes) = loaded {
+            for (&s, mut c) in pair.iter().zip(codes) {
+                restore_captures(s, &mut c, &known, threads, progress)?;
+                progress(Progress::Loaded(s));
+                report.loaded.push(s);
+                known.insert(s, c);
+            }
+            continue;
+        }
+        let start = Instant::now();
+        let size = pair.iter().map(|&s| Layout::new(s).size()).sum();
+        progress(Progress::Pair {
+            slices: pair.clone(),
+            size,
+        });
+        let built = build_pair(&pair, &known, threads, progress)?;
+        let time = start.elapsed();
+        for (&s, (codes, captures)) in pair.iter().zip(built) {
+            let path = store::path(dir, s);
+            let distances = s.pieces() <= options.distances || s.men() == 0;
+            let file: Vec<u8> = codes
+                .iter()
+                .zip(&captures)
+                .map(|(&c, &capture)| match Value::from_code(c) {
+                    // A position with a capture pending is found from the slices it leads into.
+                    _ if capture => INVALID,
+                    None => INVALID,
+                    Some(_) if distances => c,
+                    Some(v) => store::wdl_code(v),
+                })
+                .collect();
+            let bytes = store::write_codes(&path, s, &file, distances)
+                .map_err(|source| BuildError::Io { path, source })?;
+            let r = tally(s, &codes, bytes, time);
+            progress(Progress::Written(r.clone()));
+            report.built.push(r);
+            known.insert(s, codes);
+        }
+    }
+    Ok(report)
+}
+
+/// A slice read from its file holds no values where a capture is pending (the file keeps a
+/// neighbour's code there): settles those again from the slices the captures lead into, which
+/// are loaded before it.
+fn restore_captures(
+    m: Material,
+    codes: &mut Codes,
+    known: &Known,
+    threads: usize,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<(), BuildError> {
+    let layout = Layout::new(m);
+    let settled = parallel(codes.len(), threads, Stage::Start, progress, &|range| {
+        let mut list = MoveList::new();
+        let mut out = Vec::new();
+        for i in range {
+            let Some(b) = layout.decode(i as u64) else {
+                continue;
+            };
+            if !kroon_rules::has_capture(&b.to_position()) {
+                continue;
+            }
+            if let (Start::Settled(v), true) = examine(&b, known, &mut list, None)? {
+                out.push((i, v.code().ok_or(BuildError::TooLong(m))?));
+            }
+        }
+        Ok(out)
+    })?;
+    for (_, part) in settled {
+        for (i, c) in part {
+            codes[i] = c;
+        }
+    }
+    Ok(())
+}
+
+fn tally(material: Material, codes: &[u8], bytes: u64, time: Duration) -> SliceReport {
+    let mut r = SliceReport {
+        material,
+        positions: 0,
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        longest: 0,
+        bytes,
+        time,
+    };
+    for &c in codes {
+        match Value::from_code(c) {
+            None => continue,
+            Some(Value::Win(d)) => {
+                r.wins += 1;
+                r.longest = r.longest.max(d);
+            }
+            Some(Value::Draw) => r.draws += 1,
+            Some(Value::Loss(d)) => {
+                r.losses += 1;
+                r.longest = r.longest.max(d);
+            }
+        }
+        r.positions += 1;
+    }
+    r
+}
+
+/// The finished slices in memory, by material, for looking conversions up.
+#[derive(Default)]
+struct Known {
+    slices: HashMap<Material, usize>,
+    tables: Vec<Option<(Layout, Codes)>>,
+}
+
+/// A slot per material with at most 7 of each piece kind.
+fn slot(m: Material) -> Option<usize> {
+    let k = [m.own_men, m.own_kings, m.opp_men, m.opp_kings];
+    k.iter()
+        .all(|&n| n < 8)
+        .then(|| k.iter().fold(0, |acc, &n| acc * 8 + usize::from(n)))
+}
+
+impl Known {
+    fn new() -> Known {
+        Known {
+            slices: HashMap::new(),
+            tables: (0..4096).map(|_| None).collect(),
+        }
+    }
+
+    fn contains(&self, m: Material) -> bool {
+        self.slices.contains_key(&m)
+    }
+
+    fn insert(&mut self, m: Material, codes: Codes) {
+        if let Some(k) = slot(m) {
+            self.slices.insert(m, k);
+            self.tables[k] = Some((Layout::new(m), codes));
+        }
+    }
+
+    /// The value of a position outside the pair, for its side to move.
+    #[inline]
+    fn value(&self, b: &Board) -> Result<Value, BuildError> {
+        let m = b.material();
+        if m.own_men + m.own_kings == 0 {
+            return Ok(Value::Loss(0));
+        }
+        let (layout, codes) = slot(m)
+            .and_then(|k| self.tables[k].as_ref())
+            .ok_or(BuildError::Missing(m))?;
+        let i = layout.encode(b) as usize;
+        codes
+            .get(i)
+            .and_then(|&c| Value::from_code(c))
+            .ok_or(BuildError::Missing(m))
+    }
+}
+
+/// What a position knows before the un-moving: settled, or open with moves left to refute.
+enum Start {
+    Settled(Value),
+    Open(u8),
+}
+
+/// The better of two values for the side to move.
+fn better(a: Value, b: Value) -> Value {
+    fn rank(v: Value) -> i32 {
+        match v {
+            Value::Win(d) => 1000 - i32::from(d),
+            Value::Draw => 0,
+            Value::Loss(d) => -1000 + i32::from(d),
+        }
+    }
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// The value a conversion into a position of value `after` gives the side that made it.
+fn converted(after: Value) -> Value {
+    match after {
+        Value::Loss(_) => Value::Win(1),
+        Value::Draw => Value::Draw,
+        Value::Win(_) => Value::Loss(1),
+    }
+}
+
+/// What position `b` knows alone, or (with `inside`) its exact value from its successors; and
+/// whether it has a capture pending.
+fn examine(
+    b: &Board,
+    lookup: &Known,
+    list: &mut MoveList,
+    inside: Option<&dyn Fn(&Board) -> Value>,
+) -> Result<(Start, bool), BuildError> {
+    let pos = b.to_position();
+    movegen::generate(&pos, list);
+    let Some(first) = list.iter().next() else {
+        return Ok((Start::Settled(Value::Loss(0)), false));
+    };
+    let capture = first.is_capture();
+    let mut best: Option<Value> = None;
+    let mut open = 0u8;
+    let mut draw_out = false;
+    for mv in list.iter() {
+        let child = b.after(mv);
+        let v = if mv.is_capture() || mv.promotes {
+            let v = converted(lookup.value(&child)?);
+            draw_out |= v == Value::Draw;
+            v
+        } else if let Some(inside) = inside {
+            inside(&child).before()
+        } else {
+            open += 1;
+            continue;
+        };
+        best = Some(best.map_or(v, |b| better(b, v)));
+    }
+    let start = match best {
+        Some(v @ Value::Win(1)) => Start::Settled(v),
+        _ if inside.is_some() => Start::Settled(best.unwrap_or(Value::Loss(0))),
+        _ if open == 0 => Start::Settled(best.unwrap_or(Value::Loss(1))),
+        _ => Start::Open(open + u8::from(draw_out)),
+    };
+    Ok((start, capture))
+}
+
+/// Runs `work` on chunks of `0..len` on `threads` threads, reporting each chunk as a step.
+fn parallel<T: Send>(
+    len: usize,
+    threads: usize,
+    stage: Stage,
+    progress: &(dyn Fn(Progress) + Sync),
+    work: &(dyn Fn(std::ops::Range<usize>) -> Result<T, BuildError> + Sync),
+) -> Result<Vec<(usize, T)>, BuildError> {
+    let next = AtomicU64::new(0);
+    let results = Mutex::new(Vec::new());
+    let failure = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let start = next.fetch_add(CHUNK as u64, Ordering::Relaxed) as usize;
+                if start >= len {
+                    break;
+                }
+                let range = start..(start + CHUNK).min(len);
+                let n = range.len() as u64;
+                match work(range) {
+                    Ok(t) => results
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((start, t)),
+                    Err(e) => {
+                        *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                        next.store(len as u64, Ordering::Relaxed);
+                        break;
+                    }
+                }
+                progress(Progress::Step { stage, done: n });
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    let mut out = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    out.sort_by_key(|(start, _)| *start);
+    Ok(out)
+}
+
+/// Builds a slice and its mirror (`pair` holds one slice when they are the same).
+fn build_pair(
+    pair: &[Material],
+    tables: &Known,
+    threads: usize,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Vec<(Codes, Vec<bool>)>, BuildError> {
+    let lookup = tables;
+    let layouts: Vec<Layout> = pair.iter().map(|&m| Layout::new(m)).collect();
+    // The slice a move inside the pair leads to.
+    let other = |s: usize| if pair.len() == 1 { 0 } else { 1 - s };
+    let mut codes: Vec<Codes> = Vec::new();
+    let mut counts: Vec<Vec<u8>> = Vec::new();
+    let mut captures: Vec<Vec<bool>> = Vec::new();
+    // Settled positions by distance: (side, index).
+    let mut levels: Vec<Vec<(u8, u32)>> = vec![Vec::new(), Vec::new()];
+
+    for (s, layout) in layouts.iter().enumerate() {
+        let size = layout.size() as usize;
+        let chunks = parallel(size, threads, Stage::Start, progress, &|range| {
+            let mut list = MoveList::new();
+            let mut c = Vec::with_capacity(range.len());
+            let mut n = Vec::with_capacity(range.len());
+            let mut x = Vec::with_capacity(range.len());
+            for i in range {
+                let Some(b) = layout.decode(i as u64) else {
+                    c.push(INVALID);
+                    n.push(0);
+                    x.push(false);
+                    continue;
+                };
+                let (start, capture) = examine(&b, lookup, &mut list, None)?;
+                x.push(capture);
+                match start {
+                    Start::Settled(v) => {
+                        c.push(v.code().ok_or(BuildError::TooLong(pair[s]))?);
+                        n.push(0);
+                    }
+                    Start::Open(k) => {
+                        c.push(OPEN);
+                        n.push(k);
+                    }
+                }
+            }
+            Ok((c, n, x))
+        })?;
+        let mut c = Vec::with_capacity(size);
+        let mut n = Vec::with_capacity(size);
+        let mut x = Vec::with_capacity(size);
+        for (_, (cc, nn, xx)) in chunks {
+            c.extend_from_slice(&cc);
+            n.extend_from_slice(&nn);
+            x.extend_from_slice(&xx);
+        }
+        captures.push(x);
+        for (i, &code) in c.iter().enumerate() {
+            if n[i] == 0 && code != INVALID {
+                if let Some(d) = Value::from_code(code).and_then(Value::distance) {
+                    levels[usize::from(d)].push((s as u8, i as u32));
+                }
+            }
+        }
+        codes.push(c);
+        counts.push(n);
+    }
+
+    let mut d = 0usize;
+    while d < levels.len() {
+        let level = std::mem::take(&mut levels[d]);
+        // Predecessors of the settled positions, found in parallel, applied in order; a part of
+        // the level at a time, so that the list of predecessors stays small.
+        for part in level.chunks(1 << 20) {
+            let found = {
+                let (codes, counts) = (&codes, &counts);
+                let level = part;
+                parallel(
+                    level.len(),
+                    threads,
+                    Stage::Distance(d as u16),
+                    progress,
+                    &|range| {
+                        let mut out = Vec::new();
+                        for &(s, q) in &level[range] {
+                            let s = usize::from(s);
+                            let win = matches!(
+                                Value::from_code(codes[s][q as usize]),
+                                Some(Value::Win(_))
+                            );
+                            let b = layouts[s]
+                                .decode(u64::from(q))
+                                .ok_or(BuildError::Missing(pair[s]))?;
+                            let p = other(s);
+                            unmoves(&b, |pb| {
+                                let i = layouts[p].encode(&pb) as u32;
+                                if counts[p][i as usize] > 0 {
+                                    out.push((p as u8, i, win));
+                                }
+                            });
+                        }
+                        Ok(out)
+                    },
+                )?
+            };
+            let next = d + 1;
+            for (_, preds) in found {
+                for (p, i, child_wins) in preds {
+                    let (p, iu) = (usize::from(p), i as usize);
+                    if counts[p][iu] == 0 {
+                        continue;
+                    }
+                    let v = if child_wins {
+                        counts[p][iu] -= 1;
+                        if counts[p][iu] > 0 {
+                            continue;
+                        }
+                        Value::Loss(next as u16)
+                    } else {
+                        counts[p][iu] = 0;
+                        Value::Win(next as u16)
+                    };
+                    codes[p][iu] = v.code().ok_or(BuildError::TooLong(pair[p]))?;
+                    if levels.len() <= next {
+                        levels.resize_with(next + 1, Vec::new);
+                    }
+                    levels[next].push((p as u8, i));
+                }
+            }
+        }
+        d += 1;
+    }
+    drop(counts);
+
+    // Every position against its successors.
+    for (s, layout) in layouts.iter().enumerate() {
+        let codes = &codes;
+        let inside = |b: &Board| {
+            let p = other(s);
+            let i = layouts[p].encode(b) as usize;
+            Value::from_code(codes[p][i]).unwrap_or(Value::Draw)
+        };
+        let bad = parallel(
+            layout.size() as usize,
+            threads,
+            Stage::Verify,
+            progress,
+            &|range| {
+                let mut list = MoveList::new();
+                let mut wrong = (0u64, u64::MAX);
+                for i in range {
+                    let Some(b) = layout.decode(i as u64) else {
+                        continue;
+                    };
+                    let (Start::Settled(v), _) = examine(&b, lookup, &mut list, Some(&inside))?
+                    else {
+                        unreachable!("a position with its successors known is settled");
+                    };
+                    if Value::from_code(codes[s][i]) != Some(v) {
+                        wrong.0 += 1;
+                        wrong.1 = wrong.1.min(i as u64);
+                    }
+                }
+                Ok(wrong)
+            },
+        )?;
+        let wrong: u64 = bad.iter().map(|(_, w)| w.0).sum();
+        if wrong > 0 {
+            let first = bad.iter().map(|(_, w)| w.1).min().unwrap_or(0);
+            return Err(BuildError::Inconsistent {
+                material: pair[s],
+                wrong,
+                first,
+            });
+        }
+    }
+    Ok(codes.into_iter().zip(captures).collect())
+}
+
+/// Calls `found` with every position from which the side that just moved (the other side of `b`)
+/// reached `b` by a move that neither captured nor crowned, seen from that side (it is to move).
+pub fn unmoves(b: &Board, mut found: impl FnMut(Board)) {
+    let occupied = b.occupied();
+    let mut kings = b.opp_kings;
+    while kings != 0 {
+        let f = kings.trailing_zeros() as usize;
+        kings &= kings - 1;
+        for dir in [0, 1, 2, 3] {
+            let mut g = NEIGHBOURS[f][dir];
+            while g >= 0 && occupied & (1 << g) == 0 {
+                let moved = (b.opp_kings & !(1 << f)) | (1 << g);
+                found(
+                    Board {
+                        opp_kings: moved,
+                        ..*b
+                    }
+                    .swapped(),
+                );
+                g = NEIGHBOURS[g as usize][dir];
+            }
+        }
+    }
+    let mut men = b.opp_men;
+    while men != 0 {
+        let f = men.trailing_zeros() as usize;
+        men &= men - 1;
+        // The other side's men move towards field 50; back is towards field 1.
+        for &g in &NEIGHBOURS[f][..2] {
+            if g >= 0 && occupied & (1 << g) == 0 {
+                let moved = (b.opp_men & !(1 << f)) | (1 << g);
+                found(
+                    Board {
+                        opp_men: moved,
+                        ..*b
+                    }
+                    .swapped(),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! Dense numbering of a slice's positions, and the field-set form of a position the builder works on.
+//!
+//! A position is seen from the side to move, which moves up the board (towards field 1) as White
+//! does; a position with Black to move is turned round first. Its pieces are sets of fields, bit
+//! `f - 1` for field `f`. The index of a position in its slice is, most significant first: the side
+//! to move's men among fields 6-50 (a man on its far row would be a king), the other side's men
+//! among fields 1-45, then the side to move's kings among the squares the men leave free, then the
+//! other side's kings among the squares still free. Each part is the colex rank of a combination.
+//! Two men on one square make a number that no position has (`decode` says so); the waste is small
+//! (under 12% on five pieces) and keeps every part a fixed-size digit.
+
+use crate::material::Material;
+use kroon_rules::geometry::{OFF, TEN};
+use kroon_rules::{Bitboard, Colour, Move, Position, Variant};
+
+/// All 50 fields.
+pub const ALL: u64 = (1 << 50) - 1;
+/// Fields a man of the side to move may stand on (6-50).
+pub const OWN_MEN: u64 = ALL & !0b11111;
+/// Fields a man of the other side may stand on (1-45).
+pub const OPP_MEN: u64 = ALL >> 5;
+
+/// A position as field sets, the side to move moving towards field 1.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Board {
+    /// Men of the side to move.
+    pub own_men: u64,
+    /// Kings of the side to move.
+    pub own_kings: u64,
+    /// Men of the other side.
+    pub opp_men: u64,
+    /// Kings of the other side.
+    pub opp_kings: u64,
+}
+
+/// Fields turned round (field `f` becomes `51 - f`).
+#[inline]
+#[must_use]
+pub const fn turn_round(set: u64) -> u64 {
+    set.reverse_bits() >> 14
+}
+
+impl Board {
+    /// The slice the position belongs to.
+    #[must_use]
+    pub fn material(&self) -> Material {
+        Material::new(
+            self.own_men.count_ones() as u8,
+            self.own_kings.count_ones() as u8,
+            self.opp_men.count_ones() as u8,
+            self.opp_kings.count_ones() as u8,
+        )
+    }
+
+    /// Every occupied field.
+    #[inline]
+    #[must_use]
+    pub const fn occupied(&self) -> u64 {
+        self.own_men | self.own_kings | self.opp_men | self.opp_kings
+    }
+
+    /// The position from the other side's point of view (the board turned round, sides swapped).
+    #[inline]
+    #[must_use]
+    pub const fn swapped(&self) -> Board {
+        Board {
+            own_men: turn_round(self.opp_men),
+            own_kings: turn_round(self.opp_kings),
+            opp_men: turn_round(self.own_men),
+            opp_kings: turn_round(self.own_kings),
+        }
+    }
+
+    /// An international draughts position, seen from its side to move.
+    #[must_use]
+    pub fn from_position(pos: &Position) -> Board {
+        let mover = pos.turn();
+        let b = Board {
+            own_men: fields(pos.pieces(mover) & !pos.kings()),
+            own_kings: fields(pos.pieces(mover) & pos.kings()),
+            opp_men: fields(pos.pieces(!mover) & !pos.kings()),
+            opp_kings: fields(pos.pieces(!mover) & pos.kings()),
+        };
+        if mover == Colour::White {
+            b
+        } else {
+            // Black moves towards field 50: turn the board so that it moves up.
+            Board {
+                own_men: turn_round(b.own_men),
+                own_kings: turn_round(b.own_kings),
+                opp_men: turn_round(b.opp_men),
+                opp_kings: turn_round(b.opp_kings),
+            }
+        }
+    }
+
+    /// The position after the side to move plays `mv` (a legal move of `to_position`), seen from
+    /// the other side, who is then to move.
+    #[inline]
+    #[must_use]
+    pub fn after(&self, mv: &Move) -> Board {
+        let from = fields(Bitboard::from_square(mv.from));
+        let to = fields(Bitboard::from_square(mv.to));
+        let taken = fields(mv.captured);
+        let king = self.own_kings & from != 0 || mv.promotes;
+        let (mut men, mut kings) = (self.own_men & !from, self.own_kings & !from);
+        if king {
+            kings |= to;
+        } else {
+            men |= to;
+        }
+        Board {
+            own_men: men,
+            own_kings: kings,
+            opp_men: self.opp_men & !taken,
+            opp_kings: self.opp_kings & !taken,
+        }
+        .swapped()
+    }
+
+    /// The position with White as the side to move.
+    #[must_use]
+    pub fn to_position(&self) -> Position {
+        let white = squares(self.own_men | self.own_kings);
+        let black = squares(self.opp_men | self.opp_kings);
+        let kings = squares(self.own_kings | self.opp_kings);
+        Position::from_parts(Variant::International, white, black, kings, Colour::White)
+    }
+}
+
+/// The fields of a 10x10 bitboard as a field set: the layout keeps ten fields, then a ghost bit.
+#[inline]
+#[must_use]
+pub const fn fields(b: Bitboard) -> u64 {
+    let b = b.0;
+    (b & 0x3ff)
+        | ((b >> 11) & 0x3ff) << 10
+        | ((b >> 22) & 0x3ff) << 20
+        | ((b >> 33) & 0x3ff) << 30
+        | ((b >> 44) & 0x3ff) << 40
+}
+
+/// The 10x10 bitboard of a field set.
+#[inline]
+#[must_use]
+pub const fn squares(set: u64) -> Bitboard {
+    Bitboard(
+        (set & 0x3ff)
+            | ((set >> 10) & 0x3ff) << 11
+            | ((set >> 20) & 0x3ff) << 22
+            | ((set >> 30) & 0x3ff) << 33
+            | ((set >> 40) & 0x3ff) << 44,
+    )
+}
+
+/// Neighbour fields (0-based) of each field in the two directions towards field 1, then the two
+/// away from it; -1 off the board.
+pub static NEIGHBOURS: [[i8; 4]; 50] = neighbours();
+
+const fn neighbours() -> [[i8; 4]; 50] {
+    let mut t = [[-1i8; 4]; 50];
+    let mut f = 0;
+    while f < 50 {
+        let sq = TEN.square_of[f + 1] as usize;
+        let mut d = 0;
+        while d < 4 {
+            let n = TEN.next[d][sq];
+            if n != OFF {
+                t[f][d] = TEN.field_of[n as usize] as i8 - 1;
+            }
+            d += 1;
+        }
+        f += 1;
+    }
+    t
+}
+
+/// Binomial coefficients C(n, k) for n, k up to 50.
+static BINOMIAL: [[u64; 51]; 51] = binomials();
+
+const fn binomials() -> [[u64; 51]; 51] {
+    let mut t = [[0u64; 51]; 51];
+    let mut n = 0;
+    while n <= 50 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+}
+
+/// C(n, k).
+#[inline]
+#[must_use]
+pub fn binomial(n: u32, k: u32) -> u64 {
+    if k > n {
+        0
+    } else {
+        BINOMIAL[n as usize][k as usize]
+    }
+}
+
+/// Colex rank of a set of small numbers (bits of `set`).
+#[inline]
+fn rank(mut set: u64) -> u64 {
+    let mut r = 0;
+    let mut i = 1;
+    while set != 0 {
+        r += BINOMIAL[set.trailing_zeros() as usize][i];
+        set &= set - 1;
+        i += 1;
+    }
+    r
+}
+
+/// The `k`-element set of colex rank `r`.
+#[inline]
+fn unrank(mut r: u64, k: u32) -> u64 {
+    let mut set = 0;
+    let mut top = 50usize;
+    for i in (1..=k as usize).rev() {
+        // The largest e below `top` with C(e, i) <= r, by bisection (C(i - 1, i) = 0 <= r).
+        let (mut lo, mut hi) = (i - 1, top);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if BINOMIAL[mid][i] <= r {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        set |= 1 << lo;
+        r -= BINOMIAL[lo][i];
+        top = lo;
+    }
+    set
+}
+
+/// The set `sub` of fields inside `free`, as positions among the fields of `free`.
+#[inline]
+fn compress(sub: u64, free: u64) -> u64 {
+    let mut out = 0;
+    let mut s = sub;
+    while s != 0 {
+        let low = s & s.wrapping_neg();
+        out |= 1 << (free & (low - 1)).count_ones();
+        s &= s - 1;
+    }
+    out
+}
+
+/// The inverse of `compress`: positions among the fields of `free` back to fields.
+#[inline]
+fn expand(mut positions: u64, free: u64) -> u64 {
+    let mut out = 0;
+    let mut f = free;
+    let mut i = 0;
+    while positions != 0 {
+        let low = f & f.wrapping_neg();
+        if positions & 1 != 0 {
+            out |= low;
+        }
+        positions >>= 1;
+        f &= f - 1;
+        i += 1;
+        debug_assert!(i <= 50);
+    }
+    out
+}
+
+/// The digits of a slice's index, most significant first.
+#[derive(Copy, Clone, Debug)]
+pub struct Layout {
+    material: Material,
+    own_men: u64,
+    opp_men: u64,
+    own_kings: u64,
+    opp_kings: u64,
+}
+
+impl Layout {
+    /// The layout of a slice.
+    #[must_use]
+    pub fn new(material: Material) -> Layout {
+        let m = material;
+        let men = u32::from(m.own_men + m.opp_men);
+        Layout {
+            material,
+            own_men: binomial(45, m.own_men.into()),
+            opp_men: binomial(45, m.opp_men.into()),
+            own_kings: binomial(50 - men, m.own_kings.into()),
+            opp_kings: binomial(50 - men - u32::from(m.own_kings), m.opp_kings.into()),
+        }
+    }
+
+    /// Numbers in the slice (including the few that are no position).
+    #[must_use]
+    pub fn size(&self) -> u64 {
+        self.own_men * self.opp_men * self.own_kings * self.opp_kings
+    }
+
+    /// The slice.
+    #[must_use]
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// The index of a position of this slice.
+    #[inline]
+    #[must_use]
+    pub fn encode(&self, b: &Board) -> u64 {
+        debug_assert_eq!(b.material(), self.material);
+        let men = b.own_men | b.opp_men;
+        let free = ALL & !men;
+        let own_kings = rank(compress(b.own_kings, free));
+        let opp_kings = rank(compress(b.opp_kings, free & !b.own_kings));
+        ((rank(b.own_men >> 5) * self.opp_men + rank(b.opp_men)) * self.own_kings + own_kings)
+            * self.opp_kings
+            + opp_kings
+    }
+
+    /// The position of an index, or `None` for a number no position has (two men on a square).
+    #[inline]
+    #[must_use]
+    pub fn decode(&self, index: u64) -> Option<Board> {
+        let m = self.material;
+        let opp_kings = index % self.opp_kings;
+        let rest = index / self.opp_kings;
+        let own_kings = rest % self.own_kings;
+        let rest = rest / self.own_kings;
+        let opp_men = unrank(rest % self.opp_men, m.opp_men.into());
+        let own_men = unrank(rest / self.opp_men, m.own_men.into()) << 5;
+        if own_men & opp_men != 0 {
+            return None;
+        }
+        let free = ALL & !(own_men | opp_men);
+        let own_kings = expand(unrank(own_kings, m.own_kings.into()), free);
+        let opp_kings = expand(unrank(opp_kings, m.opp_kings.into()), free & !own_kings);
+        Some(Board {
+            own_men,
+            own_kings,
+            opp_men,
+            opp_kings,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_index_decodes_and_encodes_back() {
+        for m in Material::up_to(3) {
+            let layout = Layout::new(m);
+            let mut positions = 0;
+            for i in 0..layout.size() {
+                if let Some(b) = layout.decode(i) {
+                    assert_eq!(b.material(), m);
+                    assert_eq!(b.own_men & !OWN_MEN, 0);
+                    assert_eq!(b.opp_men & !OPP_MEN, 0);
+                    assert_eq!(b.occupied().count_ones(), m.pieces());
+                    assert_eq!(layout.encode(&b), i, "{m} {i}");
+                    positions += 1;
+                }
+            }
+            assert!(positions * 8 > layout.size() * 7, "{m}");
+        }
+    }
+
+    #[test]
+    fn positions_convert_both_ways() {
+        let pos = kroon_rules::parse_fen("B:W31,K2:BK46,10", Variant::International).unwrap();
+        let b = Board::from_position(&pos);
+        // Black to move is turned round: its man on 10 stands on 41, its king on 46 on 5.
+        assert_eq!(b.own_men, 1 << 40);
+        assert_eq!(b.own_kings, 1 << 4);
+        assert_eq!(b.opp_men, 1 << 19);
+        assert_eq!(b.opp_kings, 1 << 48);
+        let back = b.swapped().to_position();
+        assert_eq!(back.with_turn(Colour::Black), pos);
+        assert_eq!(NEIGHBOURS[0], [-1, -1, 5, 6]);
+        for set in [0, 1, ALL, 0x1234_5678_9abc & ALL, 1 << 49] {
+            assert_eq!(fields(squares(set)), set);
+        }
+        let mut sq = Bitboard::EMPTY;
+        for f in 1..=50 {
+            sq = sq.with(TEN.square(f).unwrap());
+        }
+        assert_eq!(fields(sq), ALL);
+        // Every move's child equals the played position's.
+        for fen in ["W:W31,K2:BK46,10", "W:W28,K41:B23,K5,19", "W:W7,K1:B12"] {
+            let pos = kroon_rules::parse_fen(fen, Variant::International).unwrap();
+            let b = Board::from_position(&pos);
+            for mv in pos.legal_moves().iter() {
+                assert_eq!(
+                    b.after(mv),
+                    Board::from_position(&pos.play(mv)),
+                    "{fen} {mv:?}"
+                );
+            }
+        }
+        assert_eq!(NEIGHBOURS[5], [-1, 0, -1, 10]);
+    }
+}

@@ -1,0 +1,173 @@
+//! `Tables`: the slice files of a directory, looked up by position.
+
+use crate::index::{Board, Layout};
+use crate::material::Material;
+use crate::store::{Slice, StoreError, EXTENSION};
+use crate::value::Value;
+use kroon_rules::{Position, Variant};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What a table says of a position.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Probe {
+    /// Win, draw or loss for the side to move (the distance inside counts only with `distance`).
+    pub value: Value,
+    /// Plies to conversion, where the slice keeps them.
+    pub distance: Option<u16>,
+}
+
+impl Probe {
+    fn exact(value: Value) -> Probe {
+        Probe {
+            value,
+            distance: value.distance(),
+        }
+    }
+}
+
+/// A file that was left out, and why.
+#[derive(Debug)]
+pub struct Problem {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub error: StoreError,
+}
+
+/// The endgame tables found in a directory.
+#[derive(Debug, Default)]
+pub struct Tables {
+    slices: HashMap<Material, (Slice, Layout)>,
+    complete: u32,
+    problems: Vec<Problem>,
+}
+
+impl Tables {
+    /// Reads every slice file of `dir`. Files that do not read are left out and listed in
+    /// `problems`; only a directory that cannot be listed is an error.
+    pub fn open(dir: &Path) -> std::io::Result<Tables> {
+        let mut tables = Tables::default();
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let named = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .and_then(|s| s.parse::<Material>().ok());
+            match Slice::read(&path) {
+                Ok(slice) if named.is_some_and(|m| m != slice.material()) => {
+                    tables.problems.push(Problem {
+                        path,
+                        error: StoreError::Material {
+                            expected: named.unwrap_or(slice.material()),
+                            found: slice.material(),
+                        },
+                    });
+                }
+                Ok(slice) => {
+                    let m = slice.material();
+                    tables.slices.insert(m, (slice, Layout::new(m)));
+                }
+                Err(error) => tables.problems.push(Problem { path, error }),
+            }
+        }
+        tables.complete = (2..=12)
+            .take_while(|&n| {
+                Material::with_pieces(n)
+                    .iter()
+                    .all(|m| tables.slices.contains_key(m))
+            })
+            .last()
+            .unwrap_or(0);
+        Ok(tables)
+    }
+
+    /// The largest piece count up to which every slice is present (0 when none is).
+    #[must_use]
+    pub fn complete_pieces(&self) -> u32 {
+        self.complete
+    }
+
+    /// The most pieces of any slice found (its neighbours may be missing: they probe as `None`).
+    #[must_use]
+    pub fn max_pieces(&self) -> u32 {
+        self.slices.keys().map(|m| m.pieces()).max().unwrap_or(0)
+    }
+
+    /// The slices found, in build order, with their files' coded sizes.
+    #[must_use]
+    pub fn slices(&self) -> Vec<(&Slice, u64)> {
+        let mut v: Vec<(&Slice, u64)> = self.slices.values().map(|(s, l)| (s, l.size())).collect();
+        v.sort_by_key(|(s, _)| {
+            let m = s.material();
+            (m.pieces(), m.men(), m)
+        });
+        v
+    }
+
+    /// Files left out.
+    #[must_use]
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// Whether no slice was found.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.slices.is_empty()
+    }
+
+    /// The value of an international draughts position with no capture for the side to move, when
+    /// its slice is present.
+    #[must_use]
+    pub fn probe_quiet(&self, pos: &Position) -> Option<Probe> {
+        if pos.variant() != Variant::International {
+            return None;
+        }
+        self.lookup(&Board::from_position(pos))
+    }
+
+    fn lookup(&self, b: &Board) -> Option<Probe> {
+        let m = b.material();
+        if m.own_men + m.own_kings == 0 {
+            return Some(Probe::exact(Value::Loss(0)));
+        }
+        let (slice, layout) = self.slices.get(&m)?;
+        let value = Value::from_code(slice.code(layout.encode(b))?)?;
+        Some(Probe {
+            value,
+            distance: value.distance().filter(|_| slice.has_distances()),
+        })
+    }
+
+    /// The value of any international draughts position whose slices are present; a capture
+    /// pending is played out through the slices it leads into (its distance is then 1, the
+    /// capture being the conversion).
+    #[must_use]
+    pub fn probe(&self, pos: &Position) -> Option<Probe> {
+        if pos.variant() != Variant::International {
+            return None;
+        }
+        let b = Board::from_position(pos);
+        if !self.slices.contains_key(&b.material()) && b.material().is_stored() {
+            return None;
+        }
+        let moves = pos.legal_moves();
+        if !moves.iter().next().is_some_and(|m| m.is_capture()) {
+            return self.lookup(&b);
+        }
+        let mut best = Value::Loss(1);
+        for mv in moves.iter() {
+            match self.probe(&pos.play(mv))?.value {
+                Value::Loss(_) => return Some(Probe::exact(Value::Win(1))),
+                Value::Draw => best = Value::Draw,
+                Value::Win(_) => {}
+            }
+        }
+        Some(Probe::exact(best))
+    }
+}

@@ -1,0 +1,268 @@
+//! The tables against known results of international draughts endgames, against the search's own
+//! proven results, and through an interrupted build.
+
+use kroon_egdb::build::{self, Options, Plan};
+use kroon_egdb::index::Layout;
+use kroon_egdb::{Material, Tables, Value};
+use kroon_rules::{parse_fen, Position, Variant};
+use kroon_search::{score, Engine, Limits, SearchRequest};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// Every slice up to 3K-1K and the men endings 2M-1M, 1K1M-1M, built once for all tests.
+fn tables() -> &'static (PathBuf, Tables) {
+    static TABLES: OnceLock<(PathBuf, Tables)> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("kroon-egdb-known-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let wanted: Vec<Material> = ["3K-1K", "2M-1M", "1K1M-1M"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let report = build::build(
+            &Plan::materials(&wanted),
+            &dir,
+            &Options::default(),
+            &|_| {},
+        )
+        .expect("build");
+        assert!(report.loaded.is_empty() && report.built.len() >= 16);
+        let tables = Tables::open(&dir).unwrap();
+        assert!(tables.problems().is_empty());
+        (dir, tables)
+    })
+}
+
+fn pos(fen: &str) -> Position {
+    parse_fen(fen, Variant::International).unwrap()
+}
+
+fn value(fen: &str) -> Value {
+    tables().1.probe(&pos(fen)).unwrap().value
+}
+
+/// Wins of a slice for its side to move, by distance to conversion.
+fn wins_by_distance(m: &str) -> Vec<u64> {
+    let m: Material = m.parse().unwrap();
+    let layout = Layout::new(m);
+    let mut hist = vec![0u64; 128];
+    for i in 0..layout.size() {
+        if let Some(b) = layout.decode(i) {
+            if let Some(Value::Win(d)) = tables().1.probe(&b.to_position()).map(|p| p.value) {
+                hist[usize::from(d)] += 1;
+            }
+        }
+    }
+    while hist.last() == Some(&0) {
+        hist.pop();
+    }
+    hist
+}
+
+#[test]
+fn lone_kings_draw_unless_caught_at_once() {
+    assert_eq!(value("W:WK1:BK50"), Value::Draw);
+    assert_eq!(value("W:WK28:BK3"), Value::Draw);
+    // The king in the corner of the long diagonal can only move along it, into the other's reach.
+    assert_eq!(value("W:WK46:BK5"), Value::Loss(2));
+    assert_eq!(value("W:WK1,K2:BK50"), Value::Draw);
+    assert_eq!(value("B:WK46,K1,K2:BK30"), Value::Draw);
+    assert_eq!(value("B:WK46,K1,K2:BK24"), Value::Draw);
+    // 1K-1K, 2K-1K, 3K-1K: every win is a shot that catches the lone king within a few plies;
+    // none comes from a long manoeuvre (on 8x8, three kings beat one by one).
+    let kk = wins_by_distance("1K-1K");
+    let kkk = wins_by_distance("2K-1K");
+    let kkkk = wins_by_distance("3K-1K");
+    println!("wins by plies to conversion: 1K-1K {kk:?}, 2K-1K {kkk:?}, 3K-1K {kkkk:?}");
+    assert!(
+        kk.len() <= 4 && kkk.len() <= 8 && kkkk.len() <= 13,
+        "{kkkk:?}"
+    );
+}
+
+#[test]
+fn three_kings_holding_the_long_diagonal_do_not_beat_a_free_lone_king() {
+    // The lone king to move, off the long diagonal (46-5), a king of the three on it: it loses only
+    // where it stands in a shot at once.
+    let m: Material = "1K-3K".parse().unwrap();
+    let layout = Layout::new(m);
+    let diagonal: u64 = [46u32, 41, 37, 32, 28, 23, 19, 14, 10, 5]
+        .iter()
+        .fold(0, |acc, f| acc | 1 << (f - 1));
+    let (mut held, mut lost, mut longest) = (0, 0, 0);
+    for i in 0..layout.size() {
+        let Some(b) = layout.decode(i) else { continue };
+        // Seen from the lone king: the board is turned round, which keeps the long diagonal.
+        if b.own_kings & diagonal != 0 || b.opp_kings & diagonal == 0 {
+            continue;
+        }
+        held += 1;
+        if let Some(Value::Loss(d)) = tables().1.probe(&b.to_position()).map(|p| p.value) {
+            lost += 1;
+            longest = longest.max(d);
+        }
+    }
+    println!("long diagonal held: {held} positions, {lost} lost, in at most {longest} plies");
+    assert!(held > 100_000 && lost * 20 < held && longest <= 13);
+}
+
+#[test]
+fn men_crown_and_break_through() {
+    // A man that runs to crown while the other is far behind: three moves, then king against man.
+    assert_eq!(value("W:W16:B10"), Value::Win(5));
+    assert_eq!(value("W:W16:B20"), Value::Win(5));
+    // Two men against one: break through.
+    assert_eq!(value("W:W27,28:B18"), Value::Win(3));
+    assert_eq!(value("W:W33,34:B19"), Value::Win(3));
+    // A lone man against a king that waits on the long diagonal: lost or drawn, never won.
+    assert_ne!(value("W:W36:BK5").name(), "win");
+}
+
+#[test]
+fn the_search_never_proves_otherwise() {
+    // Wherever the search alone proves a win or a loss, the tables say the same; where the tables
+    // say draw, the search proves nothing.
+    let engine = Engine::new(1, 16);
+    let mut proven = 0;
+    for m in ["1K1M-1M", "2M-1M", "1M-2M", "1K-1K1M"] {
+        let m: Material = m.parse().unwrap();
+        let layout = Layout::new(m);
+        let step = (layout.size() / 60).max(1);
+        for i in (0..layout.size()).step_by(step as usize) {
+            let Some(b) = layout.decode(i) else { continue };
+            let p = b.to_position();
+            let table = tables().1.probe(&p).unwrap().value;
+            engine.wait();
+            let r = engine.search(&SearchRequest::position(p, Limits::Depth(9)), &|_| {});
+            if score::is_decisive(r.score) {
+                proven += 1;
+                let won = r.score > 0;
+                assert_eq!(
+                    table.name(),
+                    if won { "win" } else { "loss" },
+                    "{m} {i} {b:?}"
+                );
+            }
+        }
+    }
+    println!("{proven} positions proven by the search agree with the tables");
+    assert!(proven >= 20, "{proven}");
+}
+
+#[test]
+fn an_interrupted_build_resumes_without_redoing_finished_slices() {
+    let (dir, tables) = tables();
+    let copy = dir.with_extension("resume");
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(&copy).unwrap();
+    // Keep the finished 1- and 2-king slices; a half-written file is left behind too.
+    for name in ["1K-1K", "2K-1K", "1K-2K"] {
+        let f = format!("{name}.kdb");
+        std::fs::copy(dir.join(&f), copy.join(&f)).unwrap();
+    }
+    std::fs::write(copy.join("3K-1K.tmp"), b"half").unwrap();
+    let plan = Plan::materials(&["3K-1K".parse().unwrap()]);
+    let report = build::build(&plan, &copy, &Options::default(), &|_| {}).unwrap();
+    assert_eq!(report.loaded.len(), 3);
+    assert_eq!(report.built.len(), 2);
+    for name in ["3K-1K", "1K-3K"] {
+        let f = format!("{name}.kdb");
+        assert_eq!(
+            std::fs::read(dir.join(&f)).unwrap(),
+            std::fs::read(copy.join(&f)).unwrap(),
+            "{name}"
+        );
+    }
+    // A damaged file is reported and left out; the others still answer.
+    let mut bytes = std::fs::read(copy.join("3K-1K.kdb")).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 1;
+    std::fs::write(copy.join("3K-1K.kdb"), bytes).unwrap();
+    let damaged = Tables::open(&copy).unwrap();
+    assert_eq!(damaged.problems().len(), 1);
+    assert!(damaged.probe(&pos("W:WK1,K2,K3:BK50")).is_none());
+    assert_eq!(
+        damaged.probe(&pos("W:WK1,K2:BK50")),
+        tables.probe(&pos("W:WK1,K2:BK50"))
+    );
+    std::fs::remove_dir_all(&copy).unwrap();
+}
+
+/// The tables behind the search's probe.
+#[derive(Debug)]
+struct SearchProbe(&'static Tables);
+
+impl kroon_search::EndgameTables for SearchProbe {
+    fn pieces(&self) -> u32 {
+        self.0.max_pieces()
+    }
+    fn probe(&self, pos: &Position) -> Option<kroon_search::TableProbe> {
+        let p = self.0.probe_quiet(pos)?;
+        let value = match p.value {
+            Value::Win(_) => kroon_search::TableValue::Win,
+            Value::Draw => kroon_search::TableValue::Draw,
+            Value::Loss(_) => kroon_search::TableValue::Loss,
+        };
+        Some(kroon_search::TableProbe {
+            value,
+            distance: p.distance,
+        })
+    }
+}
+
+#[test]
+fn the_engine_with_the_tables_wins_won_endings() {
+    // Won positions sampled from the slices, played out by the engine with the tables on both
+    // sides (a few thousand nodes a move): the winner keeps the win with every move and wins the
+    // game, under the counting rules, within 100 plies.
+    let mut engine = Engine::new(1, 16);
+    engine.set_tables(Some(std::sync::Arc::new(SearchProbe(&tables().1))));
+    let mut games = 0;
+    let mut longest = 0;
+    for m in ["2M-1M", "1K1M-1M", "3K-1K", "2K-1K"] {
+        let m: Material = m.parse().unwrap();
+        let layout = Layout::new(m);
+        let mut i = 7;
+        let mut found = 0;
+        while found < 6 && i < layout.size() {
+            i += layout.size() / 97;
+            let Some(b) = layout.decode(i) else { continue };
+            let start = b.to_position();
+            if tables().1.probe(&start).map(|p| p.value.name()) != Some("win") {
+                continue;
+            }
+            found += 1;
+            let winner = start.turn();
+            let mut game = kroon_rules::Game::new(start);
+            let mut plies = 0;
+            while game.outcome().is_none() {
+                assert!(plies < 100, "{m} {i}: no win in 100 plies");
+                let req = SearchRequest {
+                    game: game.clone(),
+                    limits: Limits::Nodes(3_000),
+                    ponder: false,
+                };
+                let mv = engine.search(&req, &|_| {}).best.unwrap();
+                let mover = game.position().turn();
+                game.play(&mv).unwrap();
+                if mover == winner {
+                    let after = tables().1.probe(game.position()).map(|p| p.value.name());
+                    assert!(
+                        matches!(after, Some("loss") | None),
+                        "{m} {i}: the win slipped"
+                    );
+                }
+                plies += 1;
+            }
+            assert_eq!(
+                game.outcome(),
+                Some(kroon_rules::Outcome::Win(winner)),
+                "{m} {i}"
+            );
+            longest = longest.max(plies);
+            games += 1;
+        }
+    }
+    println!("{games} won endings played out, the longest in {longest} plies");
+    assert!(games >= 20);
+}

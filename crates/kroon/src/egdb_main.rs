@@ -1,0 +1,263 @@
+//! `kroon egdb`: build, probe and list the endgame tables.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use kroon::config::Config;
+use kroon_egdb::build::{self, Plan, Progress, Stage};
+use kroon_egdb::{Material, Tables, Value};
+use kroon_rules::{parse_fen, Position, Variant};
+use kroon_search::{EndgameTables, TableProbe, TableValue};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// `kroon egdb ...`.
+#[derive(Args, Debug)]
+pub struct EgdbArgs {
+    #[command(subcommand)]
+    command: EgdbCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum EgdbCommand {
+    /// Build the tables of every international draughts position with up to N pieces.
+    Build {
+        /// Most pieces on the board (2 to 7).
+        #[arg(long)]
+        pieces: Option<u32>,
+        /// Build only these slices (and what they need), e.g. `4K-1K,1K2M-1K`.
+        #[arg(long, value_delimiter = ',', conflicts_with = "pieces")]
+        slices: Vec<String>,
+        /// Directory of the tables (default: from the settings).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// The value of a position: win, draw or loss for the side to move, and plies to conversion.
+    Probe {
+        /// Position in PDN FEN.
+        #[arg(long)]
+        fen: String,
+        /// Directory of the tables (default: from the settings).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// List the slices found, their sizes and any files left out.
+    Info {
+        /// Directory of the tables (default: from the settings).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+}
+
+fn table_dir(config: &Config, flag: Option<&Path>) -> Result<PathBuf> {
+    config
+        .egdb
+        .resolve(flag)
+        .context("no directory for the tables: give --dir or set [egdb] dir")
+}
+
+/// Runs `kroon egdb`.
+pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
+    match args.command {
+        EgdbCommand::Build {
+            pieces,
+            slices,
+            dir,
+            threads,
+        } => {
+            let plan = if slices.is_empty() {
+                let n = pieces.context("give --pieces N or --slices")?;
+                if !(2..=7).contains(&n) {
+                    bail!("--pieces must be 2 to 7, not {n}");
+                }
+                Plan::pieces(n)
+            } else {
+                let wanted: Vec<Material> = slices
+                    .iter()
+                    .map(|s| s.parse::<Material>())
+                    .collect::<Result<_, _>>()?;
+                Plan::materials(&wanted)
+            };
+            let dir = table_dir(config, dir.as_deref())?;
+            let mut options = build::Options::default();
+            if let Some(t) = threads {
+                if t == 0 {
+                    bail!("--threads must be at least 1");
+                }
+                options.threads = t;
+            }
+            build_tables(&plan, &dir, &options)
+        }
+        EgdbCommand::Probe { fen, dir } => {
+            let pos = parse_fen(&fen, Variant::International)
+                .with_context(|| format!("bad FEN `{fen}`"))?;
+            let tables = open(&table_dir(config, dir.as_deref())?)?;
+            match tables.probe(&pos) {
+                Some(p) => match p.distance {
+                    Some(d) => say!("{} {d}", p.value.name())?,
+                    None => say!("{}", p.value.name())?,
+                },
+                None => bail!(
+                    "no table holds this position ({} pieces; tables complete to {})",
+                    pos.all().count(),
+                    tables.complete_pieces()
+                ),
+            }
+            Ok(())
+        }
+        EgdbCommand::Info { dir } => {
+            let dir = table_dir(config, dir.as_deref())?;
+            let tables = open(&dir)?;
+            say!("directory {}", dir.display())?;
+            let mut total = 0;
+            for (slice, numbers) in tables.slices() {
+                say!(
+                    "{:<10} {:>12} positions {:>12} bytes",
+                    slice.material().to_string(),
+                    numbers,
+                    slice.coded_bytes()
+                )?;
+                total += slice.coded_bytes();
+            }
+            say!(
+                "slices {} bytes {total} complete to {} pieces",
+                tables.slices().len(),
+                tables.complete_pieces()
+            )?;
+            for p in tables.problems() {
+                say!("left out {}: {}", p.path.display(), p.error)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Kroon's tables behind the search's probe.
+#[derive(Debug)]
+pub struct SearchTables(Tables);
+
+impl EndgameTables for SearchTables {
+    fn pieces(&self) -> u32 {
+        self.0.max_pieces()
+    }
+
+    fn probe(&self, pos: &Position) -> Option<TableProbe> {
+        let p = self.0.probe_quiet(pos)?;
+        let value = match p.value {
+            Value::Win(_) => TableValue::Win,
+            Value::Draw => TableValue::Draw,
+            Value::Loss(_) => TableValue::Loss,
+        };
+        Some(TableProbe {
+            value,
+            distance: p.distance,
+        })
+    }
+}
+
+/// The tables the search probes: those of `flag` (`--egdb DIR`; `none` for none), else of the
+/// settings' directory. A directory that is missing or holds no tables means none, silently
+/// when it is the default one; files that do not read are left out with a warning.
+pub fn for_search(config: &Config, flag: Option<&Path>) -> Result<Option<Arc<dyn EndgameTables>>> {
+    let Some(dir) = config.egdb.resolve(flag) else {
+        return Ok(None);
+    };
+    if !dir.is_dir() {
+        if flag.is_some() || !config.egdb.dir.is_empty() {
+            bail!("no endgame table directory {}", dir.display());
+        }
+        return Ok(None);
+    }
+    open_for_search(&dir).map_err(anyhow::Error::msg)
+}
+
+/// The tables of `dir` for the search (`None` when it holds none), or a message.
+pub fn open_for_search(dir: &Path) -> Result<Option<Arc<dyn EndgameTables>>, String> {
+    let tables = open(dir).map_err(|e| format!("{e:#}"))?;
+    if tables.is_empty() {
+        return Ok(None);
+    }
+    tracing::info!(
+        "endgame tables: {} slices in {}, complete to {} pieces",
+        tables.slices().len(),
+        dir.display(),
+        tables.complete_pieces()
+    );
+    Ok(Some(Arc::new(SearchTables(tables))))
+}
+
+/// Opens a table directory, warning about files left out.
+pub fn open(dir: &Path) -> Result<Tables> {
+    let tables = Tables::open(dir)
+        .with_context(|| format!("cannot read the tables in {}", dir.display()))?;
+    for p in tables.problems() {
+        tracing::warn!("endgame table {} left out: {}", p.path.display(), p.error);
+    }
+    Ok(tables)
+}
+
+/// A line above the bar, or on standard error when there is no terminal to draw the bar on.
+fn note(bar: &ProgressBar, line: String) {
+    if bar.is_hidden() {
+        eprintln!("{line}");
+    } else {
+        bar.println(line);
+    }
+}
+
+fn build_tables(plan: &Plan, dir: &Path, options: &build::Options) -> Result<()> {
+    let start = Instant::now();
+    // The bar counts numbers through the two passes over every position (settling and checking);
+    // the un-moving in between shows as the message.
+    let bar = ProgressBar::new(2 * plan.size());
+    if let Ok(style) =
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {percent}% ETA {eta} {msg}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    let current = parking_lot::Mutex::new(String::new());
+    let report = build::build(plan, dir, options, &|p| match p {
+        Progress::Pair { slices, .. } => {
+            let names: Vec<String> = slices.iter().map(ToString::to_string).collect();
+            *current.lock() = names.join(" ");
+            bar.set_message(current.lock().clone());
+        }
+        Progress::Step { stage, done } => match stage {
+            Stage::Start | Stage::Verify => bar.inc(done),
+            Stage::Distance(d) => bar.set_message(format!("{} distance {d}", current.lock())),
+        },
+        Progress::Loaded(m) => {
+            bar.inc(2 * kroon_egdb::index::Layout::new(m).size());
+            note(&bar, format!("{m}: found, kept"));
+        }
+        Progress::Written(r) => note(
+            &bar,
+            format!(
+                "{}: {} positions, {} wins {} draws {} losses, longest {} plies, {} bytes, {:.1} s",
+                r.material,
+                r.positions,
+                r.wins,
+                r.draws,
+                r.losses,
+                r.longest,
+                r.bytes,
+                r.time.as_secs_f64()
+            ),
+        ),
+    })?;
+    bar.finish_and_clear();
+    let positions: u64 = report.built.iter().map(|r| r.positions).sum();
+    let bytes: u64 = report.built.iter().map(|r| r.bytes).sum();
+    say!(
+        "built {} slices ({positions} positions, {bytes} bytes), kept {}, in {:.1} s, in {}",
+        report.built.len(),
+        report.loaded.len(),
+        start.elapsed().as_secs_f64(),
+        dir.display()
+    )?;
+    Ok(())
+}

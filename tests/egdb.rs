@@ -1,0 +1,234 @@
+//! Endgame tables through the real binary: `kroon egdb build | probe | info`, and the search
+//! using them in `analyse` and over Hub (`egdb-path`).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+fn kroon(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kroon"))
+        .args(args)
+        .output()
+        .expect("run kroon")
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+/// Tables of 2M-1M and all it leads into, built once by `kroon egdb build`.
+fn tables() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("kroon-egdb-cli-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let d = dir.to_str().unwrap();
+        let o = kroon(&[
+            "egdb",
+            "build",
+            "--slices",
+            "2M-1M",
+            "--dir",
+            d,
+            "--threads",
+            "2",
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("built "),
+            "{}",
+            text(&o)
+        );
+        dir
+    })
+}
+
+fn probe(dir: &Path, fen: &str) -> String {
+    let o = kroon(&[
+        "egdb",
+        "probe",
+        "--fen",
+        fen,
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    text(&o).trim().to_string()
+}
+
+#[test]
+fn build_probe_and_info() {
+    let dir = tables();
+    assert_eq!(probe(dir, "W:W27,28:B18"), "win 3");
+    assert_eq!(probe(dir, "W:W16:B10"), "win 5");
+    assert_eq!(probe(dir, "W:WK46:BK5"), "loss 2");
+    assert_eq!(probe(dir, "B:W31,32:B19"), "draw");
+    // A capture pending is played out: White must take 23x14 or so and the value follows.
+    assert!(
+        probe(dir, "W:W28:B23").starts_with("win") || probe(dir, "W:W28:B23").starts_with("loss")
+    );
+    let o = kroon(&[
+        "egdb",
+        "probe",
+        "--fen",
+        "W:W31-50:B1-20",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        !o.status.success() && text(&o).contains("no table holds"),
+        "{}",
+        text(&o)
+    );
+    let o = kroon(&["egdb", "info", "--dir", dir.to_str().unwrap()]);
+    let s = text(&o);
+    assert!(
+        s.contains("2M-1M") && s.contains("complete to 3 pieces"),
+        "{s}"
+    );
+    // A second build finds everything done.
+    let o = kroon(&[
+        "egdb",
+        "build",
+        "--slices",
+        "2M-1M",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(text(&o).contains("built 0 slices"), "{}", text(&o));
+}
+
+#[test]
+fn a_damaged_file_is_reported_and_left_out() {
+    let copy = tables().with_extension("damaged");
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(&copy).unwrap();
+    for e in std::fs::read_dir(tables()).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, copy.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(copy.join("2M-1M.kdb"), b"KROONEDB but cut short").unwrap();
+    let d = copy.to_str().unwrap();
+    let o = kroon(&["egdb", "info", "--dir", d]);
+    assert!(
+        text(&o).contains("left out") && text(&o).contains("2M-1M.kdb"),
+        "{}",
+        text(&o)
+    );
+    assert!(probe(&copy, "W:W16:B10").starts_with("win"));
+    assert!(probe(&copy, "W:W27,28:B18").contains("no table holds"));
+    // The search goes on without the damaged slice.
+    let o = kroon(&[
+        "analyse",
+        "--fen",
+        "W:W27,28:B18",
+        "--depth",
+        "3",
+        "--egdb",
+        d,
+    ]);
+    assert!(
+        o.status.success() && text(&o).contains("best "),
+        "{}",
+        text(&o)
+    );
+    std::fs::remove_dir_all(&copy).unwrap();
+}
+
+/// The score of the last `depth` line of `kroon analyse`.
+fn analyse_score(fen: &str, egdb: &str) -> f64 {
+    let o = kroon(&["analyse", "--fen", fen, "--depth", "3", "--egdb", egdb]);
+    assert!(o.status.success(), "{}", text(&o));
+    let s = String::from_utf8_lossy(&o.stdout).into_owned();
+    let line = s
+        .lines()
+        .rfind(|l| l.starts_with("depth"))
+        .unwrap()
+        .to_string();
+    let score = line
+        .split_whitespace()
+        .skip_while(|w| *w != "score")
+        .nth(1)
+        .unwrap();
+    score.parse().unwrap()
+}
+
+#[test]
+fn analyse_knows_won_endings_only_with_the_tables() {
+    // Two men against one far behind: the tables know it is won; a depth-3 search alone does not.
+    let with = analyse_score("W:W41,42:B10", tables().to_str().unwrap());
+    let without = analyse_score("W:W41,42:B10", "none");
+    assert!(with > 100.0 && without < 20.0, "{with} {without}");
+    // A drawn one scores 0 exactly with the tables, not the evaluation's guess.
+    assert_eq!(
+        analyse_score("W:W31,36:B15", tables().to_str().unwrap()),
+        0.0
+    );
+}
+
+#[test]
+fn hub_egdb_path_parameter() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kroon"))
+        .args(["hub", "--egdb", "none"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |l: &str| writeln!(stdin, "{l}").unwrap();
+    let pos = kroon_rules::write_hub(
+        &kroon_rules::parse_fen("W:W41,42:B10", kroon_rules::Variant::International).unwrap(),
+    );
+    let empty = std::env::temp_dir().join(format!("kroon-egdb-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    send("hub");
+    let mut declared = false;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        declared |= line.starts_with("param name=egdb-path");
+        if line == "wait" {
+            break;
+        }
+    }
+    assert!(declared);
+    let mut search = |send: &mut dyn FnMut(&str), path: &Path| -> (Vec<String>, f64) {
+        send(&format!(
+            "set-param name=egdb-path value=\"{}\"",
+            path.display()
+        ));
+        send(&format!("pos pos={pos}"));
+        send("level depth=3");
+        send("go think");
+        let mut seen = Vec::new();
+        let mut score = 0.0;
+        for line in lines.by_ref() {
+            let line = line.unwrap();
+            if let Some(s) = line
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix("score="))
+            {
+                score = s.parse().unwrap();
+            }
+            let done = line.starts_with("done");
+            seen.push(line);
+            if done {
+                break;
+            }
+        }
+        (seen, score)
+    };
+    send("init");
+    let (_, with) = search(&mut send, tables());
+    let (lines_empty, without) = search(&mut send, &empty);
+    assert!(with > 100.0 && without < 20.0, "{with} {without}");
+    assert!(
+        lines_empty
+            .iter()
+            .any(|l| l.starts_with("error") && l.contains("no endgame tables")),
+        "{lines_empty:?}"
+    );
+    send("quit");
+    child.wait().unwrap();
+    std::fs::remove_dir_all(&empty).unwrap();
+}
