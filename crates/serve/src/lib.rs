@@ -118,8 +118,21 @@ pub fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
 }
 
-/// Turns requests away with 503 while `MAX_IN_FLIGHT` are being handled.
+/// Turns requests away with 503 while `MAX_IN_FLIGHT` are being handled, and with 413 when they
+/// announce a body over `MAX_BODY` (without waiting for it; a body that grows past the limit
+/// unannounced is cut by `DefaultBodyLimit`).
 async fn limit(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let announced = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > MAX_BODY as u64) {
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("more than {MAX_BODY} bytes"),
+        );
+    }
     match state.in_flight.try_acquire() {
         Ok(_permit) => next.run(req).await,
         Err(_) => error(StatusCode::SERVICE_UNAVAILABLE, "busy: try again"),
