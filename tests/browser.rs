@@ -113,6 +113,13 @@ async fn square(c: &Client, field: u32) -> fantoccini::elements::Element {
         .unwrap()
 }
 
+/// The text of the move list's move `ply`.
+async fn move_text(c: &Client, ply: u64) -> String {
+    let selector = format!("#moves span[data-ply=\"{ply}\"]");
+    let span = c.find(Locator::Css(&selector)).await.unwrap();
+    span.text().await.unwrap()
+}
+
 #[test]
 fn the_board_plays_analyses_and_loads_in_chromium() {
     if !available() {
@@ -176,20 +183,8 @@ fn the_board_plays_analyses_and_loads_in_chromium() {
                 s["moves"].as_u64() == Some(before + 2) || s["status"].as_str().is_some_and(|t| t.contains("wins"))
             })
             .await;
-            let ours = c
-                .find(Locator::Css(&format!("#moves span[data-ply=\"{}\"]", before + 1)))
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
-            let theirs = c
-                .find(Locator::Css(&format!("#moves span[data-ply=\"{}\"]", before + 2)))
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
+            let ours = move_text(&c, before + 1).await;
+            let theirs = move_text(&c, before + 2).await;
             assert!(!theirs.is_empty());
             if ours.contains('x') {
                 captures += 1;

@@ -16,19 +16,19 @@ use tokio_tungstenite::tungstenite::Message;
 
 /// One HTTP/1.1 exchange on a fresh connection: status and body. `body` may be shorter than the
 /// `length` announced (an upload the server should refuse before reading it all).
-async fn http(
+async fn exchange(
     addr: SocketAddr,
     method: &str,
     path: &str,
     body: &[u8],
     length: usize,
-) -> (u16, String) {
+) -> Option<(u16, String)> {
     let mut s = TcpStream::connect(addr).await.expect("connect");
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
          Content-Length: {length}\r\nConnection: close\r\n\r\n"
     );
-    s.write_all(head.as_bytes()).await.expect("write");
+    s.write_all(head.as_bytes()).await.ok()?;
     // A refused upload may be cut off while it is written; the answer is what counts.
     let _ = s.write_all(body).await;
     let mut raw = Vec::new();
@@ -37,13 +37,40 @@ async fn http(
     let status = text
         .split_whitespace()
         .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("no HTTP answer to {method} {path}: `{text}`"));
+        .and_then(|c| c.parse().ok())?;
     let body = text
         .split_once("\r\n\r\n")
         .map_or("", |(_, b)| b)
         .to_owned();
-    (status, body)
+    Some((status, body))
+}
+
+/// As [`exchange`], which must answer.
+async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    length: usize,
+) -> (u16, String) {
+    exchange(addr, method, path, body, length)
+        .await
+        .unwrap_or_else(|| panic!("no HTTP answer to {method} {path}"))
+}
+
+/// A POST retried, as a browser would, when the connection is dropped before any answer (the
+/// kernel's queue of connections waiting to be accepted can overflow with a thousand at once);
+/// the answer and the number of retries.
+async fn post_retrying(addr: SocketAddr, body: &str) -> (u16, String, u32) {
+    for retries in 0..5 {
+        if let Some((status, text)) =
+            exchange(addr, "POST", "/api/game", body.as_bytes(), body.len()).await
+        {
+            return (status, text, retries);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no answer to POST /api/game in 5 tries")
 }
 
 async fn post(addr: SocketAddr, path: &str, body: &str) -> (u16, String) {
@@ -182,40 +209,29 @@ fn the_page_and_the_api_answer_and_bad_input_gets_errors() {
 
         // A thousand requests at once, good, malformed and illegal mixed, plus raw garbage
         // connections: every one gets an answer, and the server serves on.
+        const GOOD: &str = r#"{"variant":"normal","moves":["32-28"]}"#;
+        const ILLEGAL: &str = r#"{"variant":"normal","moves":["50-45"]}"#;
         let mut tasks = Vec::new();
         for i in 0..1000 {
             tasks.push(tokio::spawn(async move {
                 match i % 4 {
-                    0 => {
-                        post(
-                            addr,
-                            "/api/game",
-                            r#"{"variant":"normal","moves":["32-28"]}"#,
-                        )
-                        .await
-                    }
-                    1 => post(addr, "/api/game", "{{{{").await,
-                    2 => {
-                        post(
-                            addr,
-                            "/api/game",
-                            r#"{"variant":"normal","moves":["50-45"]}"#,
-                        )
-                        .await
-                    }
+                    0 => post_retrying(addr, GOOD).await,
+                    1 => post_retrying(addr, "{{{{").await,
+                    2 => post_retrying(addr, ILLEGAL).await,
                     _ => {
                         let mut s = TcpStream::connect(addr).await.expect("connect");
                         let _ = s.write_all(b"\x16\x03\x01 not http at all\r\n\r\n").await;
                         let mut raw = Vec::new();
                         let _ = s.read_to_end(&mut raw).await;
-                        (0, String::from_utf8_lossy(&raw).into_owned())
+                        (0, String::from_utf8_lossy(&raw).into_owned(), 0)
                     }
                 }
             }));
         }
-        let (mut ok, mut busy, mut refused) = (0, 0, 0);
+        let (mut ok, mut busy, mut refused, mut retried) = (0, 0, 0, 0);
         for (i, t) in tasks.into_iter().enumerate() {
-            let (status, body) = t.await.expect("task");
+            let (status, body, retries) = t.await.expect("task");
+            retried += retries;
             match (i % 4, status) {
                 (0, 200) => ok += 1,
                 (1, 400) | (2, 422) => refused += 1,
@@ -231,7 +247,10 @@ fn the_page_and_the_api_answer_and_bad_input_gets_errors() {
             ok > 0 && ok + busy + refused == 750,
             "ok {ok}, busy {busy}, refused {refused}"
         );
-        eprintln!("1000 at once: {ok} answered, {refused} refused as bad, {busy} turned away busy");
+        eprintln!(
+            "1000 at once: {ok} answered, {refused} refused as bad, {busy} turned away busy, \
+             {retried} retries of dropped connections"
+        );
         let (status, _) = post(addr, "/api/game", r#"{"variant":"english"}"#).await;
         assert_eq!(status, 200);
     });
@@ -249,6 +268,18 @@ async fn next_json(
             .expect("message");
         if let Message::Text(t) = msg {
             return serde_json::from_str(t.as_str()).expect("JSON");
+        }
+    }
+}
+
+/// Reads up to the next `done`, and returns it.
+async fn until_done(
+    ws: &mut (impl StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin),
+) -> Value {
+    loop {
+        let m = next_json(ws).await;
+        if m["type"] == "done" {
+            return m;
         }
     }
 }
@@ -293,12 +324,7 @@ fn the_engine_socket_pushes_lines_and_survives_bad_messages() {
         }
         assert!(depths.windows(2).all(|w| w[0] < w[1]), "{depths:?}");
         ws.send(Message::text(r#"{"type":"stop"}"#)).await.unwrap();
-        let done = loop {
-            let m = next_json(&mut ws).await;
-            if m["type"] == "done" {
-                break m;
-            }
-        };
+        let done = until_done(&mut ws).await;
         let pos = kroon_rules::Position::initial(Variant::International);
         let pos = pos.play(&parse_hub_move(&pos, "32-28").unwrap());
         let pos = pos.play(&parse_hub_move(&pos, "19-23").unwrap());
@@ -311,12 +337,7 @@ fn the_engine_socket_pushes_lines_and_survives_bad_messages() {
         // A move to play at a level, in an 8x8 variant.
         let go = json!({"type":"go","id":8,"mode":"play","depth":5,"game":{"variant":"russian"}});
         ws.send(Message::text(go.to_string())).await.unwrap();
-        let done = loop {
-            let m = next_json(&mut ws).await;
-            if m["type"] == "done" {
-                break m;
-            }
-        };
+        let done = until_done(&mut ws).await;
         assert_eq!(done["depth"], 5);
         let r = kroon_rules::Position::initial(Variant::Russian);
         assert!(
@@ -355,11 +376,7 @@ fn the_engine_socket_pushes_lines_and_survives_bad_messages() {
         let ws = &mut pages[0];
         let go = json!({"type":"go","id":9,"mode":"play","depth":2,"game":{"variant":"frisian"}});
         ws.send(Message::text(go.to_string())).await.unwrap();
-        loop {
-            if next_json(ws).await["type"] == "done" {
-                break;
-            }
-        }
+        until_done(ws).await;
     });
     assert!(server.alive());
 }

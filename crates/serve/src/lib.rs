@@ -135,7 +135,12 @@ async fn limit(State(state): State<Arc<AppState>>, req: Request, next: Next) -> 
     }
     match state.in_flight.try_acquire() {
         Ok(_permit) => next.run(req).await,
-        Err(_) => error(StatusCode::SERVICE_UNAVAILABLE, "busy: try again"),
+        Err(_) => {
+            // Read the body first: a connection closed with unread bytes is reset, and the
+            // reset can reach the client before this answer does.
+            let _ = axum::body::to_bytes(req.into_body(), MAX_BODY).await;
+            error(StatusCode::SERVICE_UNAVAILABLE, "busy: try again")
+        }
     }
 }
 

@@ -115,8 +115,9 @@ enum Mode {
 /// How many lines the engine searches when `asked` are wanted.
 ///
 /// MULTIPV: the search gives one line today. When `SearchRequest` gets its multi-PV setting,
-/// set it to `asked` in `start` below, where the request is built, and return `asked` here;
-/// `info_message` already carries each info's line number (`line`).
+/// set it from `lines_searched(asked)` where `handle` builds the request (marked MULTIPV), return
+/// `asked` here, and pass each info's own line number to `info_message` (marked MULTIPV too;
+/// it is 1 now), which sends it as `line`: the page already keeps one row per line.
 fn lines_searched(asked: u32) -> u32 {
     let _ = asked;
     1
@@ -220,10 +221,15 @@ async fn handle(
         } => {
             let game = game.game(usize::MAX).map_err(|e| format!("{e:#}"))?;
             if let Some(outcome) = game.outcome() {
-                return Err(format!("the game is over: {outcome:?}"));
+                let v = game.position().variant();
+                return Err(format!(
+                    "the game is over: {}",
+                    crate::view::describe(outcome, v)
+                ));
             }
             let asked = lines.unwrap_or(1).clamp(1, MAX_LINES);
             let root = *game.position();
+            // MULTIPV: the number of lines goes into this request.
             let req = SearchRequest {
                 game,
                 limits: limits(mode, movetime_ms, depth),
@@ -235,6 +241,7 @@ async fn handle(
             let out = tx.clone();
             let on_event = move |event: Event| {
                 let message = match event {
+                    // MULTIPV: the info's line number instead of 1.
                     Event::Iteration(info) => info_message(id, 1, &root, &info),
                     Event::Done(result) => json!({
                         "type": "done",

@@ -221,7 +221,9 @@ fn squares(pos: &Position) -> Vec<SquareView> {
     out
 }
 
-fn describe(outcome: Outcome, v: Variant) -> String {
+/// An outcome as the variant's players say it: `White wins`, `draw: ...`.
+#[must_use]
+pub fn describe(outcome: Outcome, v: Variant) -> String {
     match outcome {
         Outcome::Win(side) => format!("{} wins", side_name(v, side)),
         Outcome::Draw(reason) => format!("draw: {}", reason.describe(v)),

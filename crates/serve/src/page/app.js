@@ -47,7 +47,10 @@ async function show(next) {
   try {
     const r = await api('/api/game', { variant: game.variant, fen: game.fen || null, moves: game.moves, ply: game.ply });
     const view = await r.json();
+    // Lines of another position would mislead: they go when the position changes.
+    const moved = !S.view || S.view.fen !== view.fen || S.view.variant !== view.variant;
     Object.assign(S, game, { view, selected: null });
+    if (moved) { S.lines.clear(); renderLines(); $('search-info').textContent = ''; }
     showError('');
   } catch (e) {
     showError(e.message);
