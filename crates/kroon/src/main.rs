@@ -145,6 +145,20 @@ enum Command {
     Match(kroon_match::MatchArgs),
     /// Endgame tables: build, probe, list.
     Egdb(egdb_main::EgdbArgs),
+    /// Serve the web board: play, analyse and read games in a browser.
+    Serve {
+        /// Address to listen on (loopback unless you say otherwise; port 0 picks a free one).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: std::net::SocketAddr,
+        /// Search threads (default: from the settings).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Transposition table in MiB (default: from the settings).
+        #[arg(long)]
+        hash: Option<usize>,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
     /// Print a board diagram with field numbers.
     Show {
         #[command(flatten)]
@@ -327,6 +341,34 @@ fn run() -> Result<()> {
         Command::Dxp(args) => dxp_main::run(args, &config)?,
         Command::Chinese { command } => chinese::run(command)?,
         Command::Egdb(args) => egdb_main::run(args, &config)?,
+        Command::Serve {
+            listen,
+            threads,
+            hash,
+            eval,
+        } => {
+            let threads = threads.unwrap_or(config.engine.threads);
+            if threads == 0 {
+                bail!("--threads must be at least 1");
+            }
+            // Each variant's evaluation is resolved once, before the first page connects.
+            let evals = Variant::ALL
+                .into_iter()
+                .map(|v| Ok((v, eval.resolve(&config, v)?)))
+                .collect::<Result<Vec<_>>>()?;
+            kroon_serve::run(kroon_serve::Options {
+                listen,
+                threads,
+                hash_mib: hash.unwrap_or(config.engine.hash),
+                eval_for: Box::new(move |v| {
+                    evals
+                        .iter()
+                        .find(|(w, _)| *w == v)
+                        .map(|(_, e)| e.clone())
+                        .unwrap_or_default()
+                }),
+            })?;
+        }
         Command::Show { position } => {
             let pos = position.resolve(&config.engine.variant)?;
             say!("{}", board::diagram(&pos).trim_end())?;

@@ -1,0 +1,267 @@
+//! The web board in a real browser: Debian's chromium driven over WebDriver (chromedriver) by
+//! fantoccini, against the real binary. Plays a game by clicks (a capture among the moves) and
+//! sees Kroon answer, runs an analysis and sees its lines, loads a FEN, changes variant and
+//! flips the board, and saves a screenshot that must not be blank.
+//!
+//! Skipped, with a notice, where chromium or chromedriver is missing, unless
+//! `KROON_REQUIRE_BROWSER` is set (as `.ci/run` sets it): then it fails.
+
+#[path = "support/server.rs"]
+mod server;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use std::io::Write as _;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const DRIVER: &str = "/usr/bin/chromedriver";
+
+fn available() -> bool {
+    if Path::new(CHROMIUM).exists() && Path::new(DRIVER).exists() {
+        return true;
+    }
+    let required = std::env::var_os("KROON_REQUIRE_BROWSER").is_some_and(|v| v != "0");
+    assert!(
+        !required,
+        "KROON_REQUIRE_BROWSER is set but {CHROMIUM} or {DRIVER} is missing: \
+         apt-get install -y chromium chromium-driver"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED browser test: needs {CHROMIUM} and {DRIVER} (apt-get install -y chromium \
+         chromium-driver); set KROON_REQUIRE_BROWSER=1 to make this a failure"
+    );
+    false
+}
+
+/// chromedriver on a free loopback port, killed when dropped.
+struct Driver(Child, u16);
+
+impl Driver {
+    fn start() -> Driver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(DRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Driver(child, port)
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Polls `probe` (a script returning a value) until `ok` holds; panics with the last value.
+async fn until(c: &Client, what: &str, probe: &str, ok: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let v = c.execute(probe, vec![]).await.expect("script");
+        if ok(&v) {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}: last {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+const STATE: &str = "const b = document.getElementById('board'); \
+    return { turn: b.dataset.turn, moves: Number(b.dataset.moves), \
+             thinking: document.getElementById('status').dataset.thinking, \
+             status: document.getElementById('status').textContent, \
+             error: document.getElementById('error').textContent };";
+
+async fn fields(c: &Client, selector: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in c.find_all(Locator::Css(selector)).await.unwrap() {
+        out.push(
+            e.attr("data-field")
+                .await
+                .unwrap()
+                .unwrap()
+                .parse()
+                .unwrap(),
+        );
+    }
+    out
+}
+
+async fn square(c: &Client, field: u32) -> fantoccini::elements::Element {
+    c.find(Locator::Css(&format!("#board [data-field=\"{field}\"]")))
+        .await
+        .unwrap()
+}
+
+/// The text of the move list's move `ply`.
+async fn move_text(c: &Client, ply: u64) -> String {
+    let selector = format!("#moves span[data-ply=\"{ply}\"]");
+    let span = c.find(Locator::Css(&selector)).await.unwrap();
+    span.text().await.unwrap()
+}
+
+#[test]
+fn the_board_plays_analyses_and_loads_in_chromium() {
+    if !available() {
+        return;
+    }
+    let mut server = server::Server::start();
+    let driver = Driver::start();
+    let url = format!("http://{}/", server.addr);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({ "binary": CHROMIUM, "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--disable-dev-shm-usage", "--window-size=1280,900"] }),
+        );
+        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", driver.1))
+            .await
+            .expect("a WebDriver session");
+        c.goto(&url).await.unwrap();
+        until(&c, "the engine socket", "return document.getElementById('connection').textContent", |v| {
+            v == "engine: ready"
+        })
+        .await;
+        assert_eq!(fields(&c, "#board .sq.dark").await.len(), 50);
+
+        // Kroon answers at depth 4 (a level) to keep the test short.
+        c.find(Locator::Css("#limit-kind option[value=level]")).await.unwrap().click().await.unwrap();
+        let limit = c.find(Locator::Id("limit-value")).await.unwrap();
+        limit.clear().await.unwrap();
+        limit.send_keys("4").await.unwrap();
+
+        // Play White by clicks: push the most advanced piece that can move, until a capture has
+        // been played (a capture, when there is one, is the only move the board lets you make).
+        let mut played = 0;
+        let mut captures = 0;
+        while played < 4 || captures == 0 {
+            assert!(played < 40, "no capture in 40 moves");
+            let s = until(&c, "White to move", STATE, |s| s["turn"] == "White" && s["thinking"] == "0").await;
+            assert!(!s["status"].as_str().unwrap().contains("wins"), "game over early: {s}");
+            let before = s["moves"].as_u64().unwrap();
+            let mut movable = fields(&c, "#board .sq.movable").await;
+            movable.sort_unstable();
+            let from = movable[0];
+            square(&c, from).await.click().await.unwrap();
+            let mut targets = fields(&c, "#board .sq.target").await;
+            targets.sort_unstable();
+            assert!(!targets.is_empty(), "a movable piece on {from} shows no target");
+            square(&c, targets[0]).await.click().await.unwrap();
+            if let Ok(choice) = c.find(Locator::Css("#paths:not([hidden]) #path-list button")).await {
+                choice.click().await.unwrap();
+            }
+            // Our move, then Kroon's answer, appear in the move list.
+            until(&c, "Kroon's answer", STATE, |s| {
+                s["moves"].as_u64() == Some(before + 2) || s["status"].as_str().is_some_and(|t| t.contains("wins"))
+            })
+            .await;
+            let ours = move_text(&c, before + 1).await;
+            let theirs = move_text(&c, before + 2).await;
+            assert!(!theirs.is_empty());
+            if ours.contains('x') {
+                captures += 1;
+            }
+            played += 1;
+        }
+
+        // Step back and forward through the game.
+        c.find(Locator::Id("first")).await.unwrap().click().await.unwrap();
+        until(&c, "the start", "return document.getElementById('board').dataset.ply", |v| v == "0").await;
+        assert_eq!(fields(&c, "#board [data-piece]").await.len(), 40);
+        c.find(Locator::Id("last")).await.unwrap().click().await.unwrap();
+        until(&c, "the end", STATE, |s| s["turn"] == "White").await;
+
+        // Analysis: lines arrive and deepen.
+        c.find(Locator::Id("analyse")).await.unwrap().click().await.unwrap();
+        let deep = until(
+            &c,
+            "analysis lines",
+            "const r = document.querySelector('#lines-table tbody tr'); \
+             return r ? { depth: Number(r.dataset.depth), pv: r.querySelector('.pv').textContent } : null;",
+            |v| v["depth"].as_u64().is_some_and(|d| d >= 6),
+        )
+        .await;
+        assert!(!deep["pv"].as_str().unwrap().is_empty(), "{deep}");
+        c.find(Locator::Id("stop")).await.unwrap().click().await.unwrap();
+
+        // Load a FEN: three pieces, White's man on 28 with a capture to play.
+        let fen = c.find(Locator::Id("fen")).await.unwrap();
+        fen.send_keys("W:W28:B23,13").await.unwrap();
+        c.find(Locator::Id("load-fen")).await.unwrap().click().await.unwrap();
+        until(&c, "the FEN's position", "return document.getElementById('current-fen').textContent", |v| {
+            v == "W:W28:B13,23"
+        })
+        .await;
+        assert_eq!(fields(&c, "#board [data-piece]").await.len(), 3);
+        assert_eq!(fields(&c, "#board .sq.movable").await, vec![28]);
+
+        // Other variants draw their own board and names; flip turns it round.
+        c.find(Locator::Css("#variant option[value=russian]")).await.unwrap().click().await.unwrap();
+        until(&c, "the Russian board", "return document.getElementById('board').dataset.variant", |v| v == "russian").await;
+        assert_eq!(fields(&c, "#board .sq.dark").await.len(), 32);
+        let first_name = "return document.querySelector('#board .sq.dark').dataset.name";
+        assert_eq!(c.execute(first_name, vec![]).await.unwrap(), "b8");
+        c.find(Locator::Id("flip")).await.unwrap().click().await.unwrap();
+        assert_eq!(c.execute(first_name, vec![]).await.unwrap(), "g1");
+        c.find(Locator::Id("flip")).await.unwrap().click().await.unwrap();
+        c.find(Locator::Css("#variant option[value=normal]")).await.unwrap().click().await.unwrap();
+        until(&c, "the board back", "return document.getElementById('board').dataset.variant", |v| v == "normal").await;
+        let s = c.execute(STATE, vec![]).await.unwrap();
+        assert_eq!(s["error"], "", "{s}");
+
+        let png = c.screenshot().await.unwrap();
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-board.png");
+        std::fs::write(&out, &png).unwrap();
+        let (colours, top_share) = variety(&png);
+        eprintln!("screenshot {} ({colours} colours, commonest {:.0}%)", out.display(), top_share * 100.0);
+        assert!(colours >= 16 && top_share < 0.8, "the screenshot looks blank: {colours} colours");
+        c.close().await.unwrap();
+    });
+    assert!(server.alive());
+}
+
+/// Distinct colours in a PNG and the share of its commonest one.
+fn variety(png_bytes: &[u8]) -> (usize, f64) {
+    let decoder = png::Decoder::new(png_bytes);
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("a frame");
+    let channels = info.color_type.samples();
+    let mut counts = std::collections::HashMap::new();
+    for px in buf[..info.buffer_size()].chunks(channels) {
+        *counts
+            .entry(px[..3.min(channels)].to_vec())
+            .or_insert(0usize) += 1;
+    }
+    let total: usize = counts.values().sum();
+    let top = counts.values().copied().max().unwrap_or(0);
+    (counts.len(), top as f64 / total.max(1) as f64)
+}
