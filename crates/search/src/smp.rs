@@ -7,7 +7,7 @@ use crate::tt::Table;
 use crate::worker::{History, Outcome, Worker};
 use crate::Info;
 use kroon_rules::Position;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// What the search threads share.
 #[derive(Debug)]
@@ -18,6 +18,8 @@ pub struct Shared {
     pub stop: AtomicBool,
     /// Nodes per thread, published every thousand nodes or so.
     pub nodes: Vec<AtomicU64>,
+    /// How many best lines the main thread looks for (multi-PV); 1 is the ordinary search.
+    pub multipv: AtomicUsize,
 }
 
 impl Shared {
@@ -28,6 +30,7 @@ impl Shared {
             tt: Table::new(hash_mib),
             stop: AtomicBool::new(false),
             nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            multipv: AtomicUsize::new(1),
         }
     }
 

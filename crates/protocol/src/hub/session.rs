@@ -120,6 +120,10 @@ pub struct Settings {
     pub ponder: bool,
     /// The evaluation: the learned weights (where the variant has them) or the hand-set one.
     pub eval: EvalKind,
+    /// Best lines per iteration, within [`Settings::MULTIPV`]: a Kroon extension, not declared
+    /// by `param` (GUIs that do not know it never send it). Above 1, each `info` line carries
+    /// `multipv=K` and one line.
+    pub multipv: usize,
 }
 
 impl Default for Settings {
@@ -130,6 +134,7 @@ impl Default for Settings {
             hash: 64,
             ponder: false,
             eval: EvalKind::Learned,
+            multipv: 1,
         }
     }
 }
@@ -139,6 +144,8 @@ impl Settings {
     pub const THREADS: (usize, usize) = (1, 64);
     /// The `hash` range (MiB) declared to the GUI.
     pub const HASH: (usize, usize) = (1, 65_536);
+    /// The `multipv` range.
+    pub const MULTIPV: (usize, usize) = (1, 64);
 
     /// The same settings with `threads` and `hash` brought into their declared ranges.
     #[must_use]
@@ -218,6 +225,7 @@ impl Settings {
                     .map_err(|_| format!("'eval' takes learned or hand, not '{}'", clip(value)))?;
             }
             "hash" => self.hash = whole_in(name, value, Self::HASH)?,
+            "multipv" => self.multipv = whole_in(name, value, Self::MULTIPV)?,
             "ponder" => {
                 self.ponder = match value.to_ascii_lowercase().as_str() {
                     "true" | "1" | "yes" | "on" => true,
@@ -442,6 +450,7 @@ impl Session {
             hash,
             eval,
             variant,
+            multipv,
             ..
         } = self.settings;
         let weights = self.learned.iter().find(|w| w.variant() == variant);
@@ -450,6 +459,7 @@ impl Session {
             .get_or_insert_with(|| Engine::new(threads, hash));
         engine.configure(threads, hash);
         engine.set_eval(eval.with(weights));
+        engine.set_multipv(multipv);
         engine
     }
 
@@ -503,8 +513,9 @@ impl Session {
             ponder: mode == GoMode::Ponder,
         };
         let out = Arc::clone(&self.out);
+        let numbered = self.settings.multipv > 1;
         self.ready_engine().go(req, move |event| match event {
-            Event::Iteration(info) => out.line(&info_line(&info, root.variant())),
+            Event::Iteration(info) => out.line(&info_line(&info, root.variant(), numbered)),
             Event::Done(result) => out.line(&done(&result, &root).to_string()),
         });
         self.mode = Some(mode);
@@ -569,8 +580,9 @@ fn pv_text(pv: &[Move], variant: Variant) -> String {
         .join(" ")
 }
 
-/// `info depth=.. seldepth=.. score=.. nodes=.. time=.. nps=.. pv=".."`.
-fn info_line(info: &kroon_search::Info, variant: Variant) -> String {
+/// `info depth=.. seldepth=.. score=.. nodes=.. time=.. nps=.. pv=".."`, with `multipv=K` after
+/// the depths when `numbered` (a multi-PV search).
+fn info_line(info: &kroon_search::Info, variant: Variant, numbered: bool) -> String {
     let secs = info.elapsed.as_secs_f64();
     let pv = pv_text(&info.pv, variant);
     // The codec formats every key it knows; depth and seldepth go first by hand, since the
@@ -586,7 +598,15 @@ fn info_line(info: &kroon_search::Info, variant: Variant) -> String {
     })
     .to_string();
     let rest = rest.strip_prefix("info").unwrap_or(&rest);
-    format!("info depth={} seldepth={}{rest}", info.depth, info.seldepth)
+    let line = if numbered {
+        format!(" multipv={}", info.multipv)
+    } else {
+        String::new()
+    };
+    format!(
+        "info depth={} seldepth={}{line}{rest}",
+        info.depth, info.seldepth
+    )
 }
 
 /// `done move=.. ponder=..` for a finished search from `root`. The move is checked against the
@@ -732,6 +752,7 @@ mod tests {
                 "set-param name=variant value=killer",
                 "set-param name=book value=false",
                 "set-param name=eval value=hand",
+                "set-param name=multipv value=3",
             ],
         );
         silent(&rx);
@@ -743,6 +764,7 @@ mod tests {
                 hash: 8,
                 ponder: true,
                 eval: EvalKind::Hand,
+                multipv: 3,
             }
         );
         for bad in [
@@ -752,6 +774,7 @@ mod tests {
             "set-param name=ponder value=maybe",
             "set-param name=variant value=chess",
             "set-param name=eval value=neural",
+            "set-param name=multipv value=0",
         ] {
             feed(&mut s, &[bad]);
             assert!(next(&rx).starts_with("error message="), "{bad}");
