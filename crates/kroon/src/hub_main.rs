@@ -36,6 +36,7 @@ pub fn run(config: &Config) -> Result<()> {
         hash: config.engine.hash,
         ponder: config.engine.ponder,
         eval: crate::evaluation::kind(config, None)?,
+        multipv: 1,
     };
     let clamped = settings.clone().clamped();
     if clamped != settings {

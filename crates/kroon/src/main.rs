@@ -18,6 +18,7 @@ mod hub_main;
 mod learn_main;
 mod logging;
 mod perft;
+mod source;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -55,6 +56,40 @@ struct PositionArgs {
     variant: Option<String>,
 }
 
+/// A game: a position (FEN, or a game of a PDN file cut after some plies) and moves played
+/// from it.
+#[derive(Args, Debug, Clone)]
+struct GameArgs {
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Moves played from the position, e.g. "32-28 19-23".
+    #[arg(long)]
+    moves: Option<String>,
+    /// Take the position from a game of this PDN file (its `GameType` gives the variant).
+    #[arg(long, value_name = "FILE", conflicts_with = "fen")]
+    pdn: Option<PathBuf>,
+    /// Which game of the PDN file, from 1.
+    #[arg(long, default_value_t = 1, requires = "pdn")]
+    game: usize,
+    /// Plies of the game played before the position (default: all of them).
+    #[arg(long, requires = "pdn")]
+    ply: Option<usize>,
+}
+
+impl GameArgs {
+    fn resolve(&self, default_variant: &str) -> Result<kroon_rules::Game> {
+        let mut game = match &self.pdn {
+            Some(path) => {
+                let name = self.position.variant.as_deref().unwrap_or(default_variant);
+                source::pdn_game(path, name.parse()?, self.game, self.ply)?
+            }
+            None => kroon_rules::Game::new(self.position.resolve(default_variant)?),
+        };
+        source::play_moves(&mut game, self.moves.as_deref())?;
+        Ok(game)
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Count the leaves of the legal move tree.
@@ -85,10 +120,10 @@ enum Command {
     /// Analyse a position: one line per iteration, then the best move.
     Analyse {
         #[command(flatten)]
-        position: PositionArgs,
-        /// Moves played from the position, e.g. "32-28 19-23".
-        #[arg(long)]
-        moves: Option<String>,
+        game: GameArgs,
+        /// Print the best N lines of each iteration.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        multipv: usize,
         /// Search to this depth.
         #[arg(long, conflicts_with_all = ["time", "nodes"])]
         depth: Option<u32>,
@@ -128,10 +163,13 @@ enum Command {
     Dxp(dxp_main::DxpArgs),
     /// Play a match or tournament between Hub and DXP engines.
     Match(kroon_match::MatchArgs),
-    /// Print a board diagram with field numbers.
+    /// Print a board diagram with field numbers, or write it as SVG.
     Show {
         #[command(flatten)]
-        position: PositionArgs,
+        game: GameArgs,
+        /// Write an SVG diagram to this file (with an arrow for the last move) instead.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
     },
 }
 
@@ -256,8 +294,8 @@ fn run() -> Result<()> {
             }
         }
         Command::Analyse {
-            position,
-            moves,
+            game,
+            multipv,
             depth,
             time,
             nodes,
@@ -265,8 +303,11 @@ fn run() -> Result<()> {
             hash,
             eval,
         } => {
-            let pos = position.resolve(&config.engine.variant)?;
-            let eval = eval.resolve(&config, pos.variant())?;
+            let game = game.resolve(&config.engine.variant)?;
+            let eval = eval.resolve(&config, game.position().variant())?;
+            if multipv == 0 {
+                bail!("--multipv must be at least 1");
+            }
             let limits = match (depth, time, nodes) {
                 (Some(d), _, _) => Limits::Depth(d.max(1)),
                 (_, Some(t), _) if t.is_finite() && t > 0.0 => {
@@ -281,12 +322,12 @@ fn run() -> Result<()> {
                 bail!("--threads must be at least 1");
             }
             analyse::run(
-                pos,
-                moves.as_deref(),
+                game,
                 limits,
                 threads,
                 hash.unwrap_or(config.engine.hash),
                 eval,
+                multipv,
             )?;
         }
         Command::Bench {
@@ -305,9 +346,19 @@ fn run() -> Result<()> {
         Command::Hub => hub_main::run(&config)?,
         Command::Match(args) => kroon_match::run(args, &config.engine.variant)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,
-        Command::Show { position } => {
-            let pos = position.resolve(&config.engine.variant)?;
-            say!("{}", board::diagram(&pos).trim_end())?;
+        Command::Show { game, svg } => {
+            let game = game.resolve(&config.engine.variant)?;
+            let pos = *game.position();
+            match svg {
+                Some(path) => {
+                    let last = source::last_move(&game).map(|(_, mv)| mv);
+                    let text =
+                        kroon::svg::board(&pos, last.as_ref(), &kroon::svg::Options::default());
+                    std::fs::write(&path, text)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                }
+                None => say!("{}", board::diagram(&pos).trim_end())?,
+            }
         }
     }
     Ok(())
