@@ -10,6 +10,7 @@ macro_rules! say {
 }
 
 mod analyse;
+mod annotate;
 mod bench;
 mod board;
 mod dxp_main;
@@ -139,6 +140,39 @@ enum Command {
         /// Transposition table in MiB (default: from the settings).
         #[arg(long)]
         hash: Option<usize>,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
+    /// Annotate the games of a PDN file: a score after every move, the best line where a move
+    /// loses value, ? and ?? for mistakes and blunders, ! for the only good move, a summary per
+    /// game and player. Resumes where a stopped run left off.
+    Annotate {
+        /// The PDN file.
+        file: PathBuf,
+        /// Seconds per position (default: 1).
+        #[arg(long, conflicts_with = "nodes")]
+        time: Option<f64>,
+        /// Nodes per position (repeatable results on one thread).
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Search threads (default: from the settings).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Transposition table in MiB, cleared for each position.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+        /// Write the annotated games here (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Men lost from which a move is a mistake, marked `?`.
+        #[arg(long, default_value_t = 0.5)]
+        mistake: f64,
+        /// Men lost from which a move is a blunder, marked `??`.
+        #[arg(long, default_value_t = 1.5)]
+        blunder: f64,
+        /// Variant of games without a GameType tag (default: from the settings).
+        #[arg(long)]
+        variant: Option<String>,
         #[command(flatten)]
         eval: EvalArgs,
     },
@@ -329,6 +363,46 @@ fn run() -> Result<()> {
                 eval,
                 multipv,
             )?;
+        }
+        Command::Annotate {
+            file,
+            time,
+            nodes,
+            threads,
+            hash,
+            out,
+            mistake,
+            blunder,
+            variant,
+            eval,
+        } => {
+            let variant: Variant = variant
+                .as_deref()
+                .unwrap_or(&config.engine.variant)
+                .parse()?;
+            let limits = match (time, nodes) {
+                (_, Some(n)) => Limits::Nodes(n.max(1)),
+                (Some(t), _) if t.is_finite() && t > 0.0 => {
+                    Limits::MoveTime(Duration::from_secs_f64(t))
+                }
+                (Some(t), _) => bail!("--time must be a positive number of seconds, not {t}"),
+                (None, None) => Limits::MoveTime(Duration::from_secs(1)),
+            };
+            let threads = threads.unwrap_or(config.engine.threads);
+            if threads == 0 {
+                bail!("--threads must be at least 1");
+            }
+            let settings = annotate::Settings {
+                limits,
+                threads,
+                hash: hash.max(1),
+                mistake,
+                blunder,
+                variant,
+            };
+            annotate::run(&file, out.as_deref(), &settings, &|v| {
+                eval.resolve(&config, v)
+            })?;
         }
         Command::Bench {
             depth,

@@ -723,6 +723,9 @@ fn comment(text: &str) -> String {
 fn line_units(line: &PdnLine, start: Position, start_ply: usize, first: Colour) -> Vec<String> {
     let mut units: Vec<String> = line.intro.iter().map(|c| comment(c)).collect();
     let mut pos = start;
+    // The second side's move is numbered (`1...`) only where a line starts: after a comment or
+    // a variation it goes unnumbered, which PDN allows and which readers that count two moves
+    // per number (pydraughts) need.
     let mut number_due = true;
     for (ply, m) in (start_ply..).zip(&line.moves) {
         let number = move_number(ply, first);
@@ -752,7 +755,6 @@ fn line_units(line: &PdnLine, start: Position, start_ply: usize, first: Colour) 
                 tail.push(')');
             }
             units.extend(inner);
-            number_due = true;
         }
         pos = pos.play(&m.mv);
     }
@@ -923,8 +925,7 @@ mod tests {
         let written = write_pdn(game);
         assert!(
             written.replace('\n', " ").contains(
-                "{before} 1. 32-28! {good} (1. 33-29 $6 $14 {also} (1. 31-26 20-25) 1... 19-23) \
-                 1... 19-23"
+                "{before} 1. 32-28! {good} (1. 33-29 $6 $14 {also} (1. 31-26 20-25) 19-23) 19-23"
             ),
             "{written}"
         );
