@@ -170,7 +170,7 @@ enum Command {
         /// Men lost from which a move is a blunder, marked `??`.
         #[arg(long, default_value_t = 1.5)]
         blunder: f64,
-        /// Variant of games without a GameType tag (default: from the settings).
+        /// Variant of games without a GameType tag: normal, killer, bt, losing, frisian, brazilian, russian, english (default: from the settings).
         #[arg(long)]
         variant: Option<String>,
         #[command(flatten)]
@@ -238,6 +238,25 @@ impl PositionArgs {
             Some(text) => parse_fen(text, variant).with_context(|| format!("bad FEN `{text}`")),
         }
     }
+}
+
+/// `--time S` or `--nodes N` as limits, `default` seconds without either.
+fn search_limits(time: Option<f64>, nodes: Option<u64>, default: f64) -> Result<Limits> {
+    Ok(match (time, nodes) {
+        (Some(t), _) if t.is_finite() && t > 0.0 => Limits::MoveTime(Duration::from_secs_f64(t)),
+        (Some(t), _) => bail!("--time must be a positive number of seconds, not {t}"),
+        (None, Some(n)) => Limits::Nodes(n.max(1)),
+        (None, None) => Limits::MoveTime(Duration::from_secs_f64(default)),
+    })
+}
+
+/// `--threads T`, or the settings' count.
+fn search_threads(threads: Option<usize>, config: &config::Config) -> Result<usize> {
+    let threads = threads.unwrap_or(config.engine.threads);
+    if threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    Ok(threads)
 }
 
 fn main() -> std::process::ExitCode {
@@ -342,19 +361,11 @@ fn run() -> Result<()> {
             if multipv == 0 {
                 bail!("--multipv must be at least 1");
             }
-            let limits = match (depth, time, nodes) {
-                (Some(d), _, _) => Limits::Depth(d.max(1)),
-                (_, Some(t), _) if t.is_finite() && t > 0.0 => {
-                    Limits::MoveTime(Duration::from_secs_f64(t))
-                }
-                (_, Some(t), _) => bail!("--time must be a positive number of seconds, not {t}"),
-                (_, _, Some(n)) => Limits::Nodes(n),
-                _ => Limits::MoveTime(Duration::from_secs(5)),
+            let limits = match depth {
+                Some(d) => Limits::Depth(d.max(1)),
+                None => search_limits(time, nodes, 5.0)?,
             };
-            let threads = threads.unwrap_or(config.engine.threads);
-            if threads == 0 {
-                bail!("--threads must be at least 1");
-            }
+            let threads = search_threads(threads, &config)?;
             analyse::run(
                 game,
                 limits,
@@ -380,18 +391,8 @@ fn run() -> Result<()> {
                 .as_deref()
                 .unwrap_or(&config.engine.variant)
                 .parse()?;
-            let limits = match (time, nodes) {
-                (_, Some(n)) => Limits::Nodes(n.max(1)),
-                (Some(t), _) if t.is_finite() && t > 0.0 => {
-                    Limits::MoveTime(Duration::from_secs_f64(t))
-                }
-                (Some(t), _) => bail!("--time must be a positive number of seconds, not {t}"),
-                (None, None) => Limits::MoveTime(Duration::from_secs(1)),
-            };
-            let threads = threads.unwrap_or(config.engine.threads);
-            if threads == 0 {
-                bail!("--threads must be at least 1");
-            }
+            let limits = search_limits(time, nodes, 1.0)?;
+            let threads = search_threads(threads, &config)?;
             let settings = annotate::Settings {
                 limits,
                 threads,
