@@ -692,3 +692,38 @@ fn every_variant_plays_a_whole_game_against_itself() {
         );
     }
 }
+
+#[test]
+fn multipv_parameter_numbers_one_line_per_info() {
+    let mut hub = Hub::ready();
+    hub.send("set-param name=multipv value=3");
+    hub.send(&format!("pos pos={START}"));
+    hub.send("level depth=3");
+    hub.send("go think");
+    let lines = hub.until("done", LONG);
+    let numbered: Vec<(usize, String)> = lines
+        .iter()
+        .filter(|l| l.starts_with("info "))
+        .map(|l| {
+            let k = l
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix("multipv="))
+                .unwrap_or_else(|| panic!("no multipv in {l}"));
+            let pv = l.split("pv=").nth(1).unwrap().trim_matches('"');
+            (
+                k.parse().unwrap(),
+                pv.split_whitespace().next().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let ks: Vec<usize> = numbered.iter().map(|(k, _)| *k).collect();
+    assert_eq!(ks, [1, 2, 3, 1, 2, 3, 1, 2, 3], "{lines:?}");
+    for chunk in numbered.chunks(3) {
+        assert!(chunk[0].1 != chunk[1].1 && chunk[1].1 != chunk[2].1 && chunk[0].1 != chunk[2].1);
+    }
+    // Without the parameter, the lines carry no number, as before.
+    hub.send("set-param name=multipv value=1");
+    hub.send("go think");
+    let lines = hub.until("done", LONG);
+    assert!(lines.iter().all(|l| !l.contains("multipv")), "{lines:?}");
+}

@@ -29,6 +29,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("records", records),
     ("openings", openings),
     ("egdb_slice", egdb_slice),
+    ("pdn", pdn),
 ];
 
 /// The target called `name`.
@@ -309,7 +310,7 @@ pub fn records(data: &[u8]) {
 ///
 /// Input: a variant byte, then the file's text.
 pub fn openings(data: &[u8]) {
-    use kroon_match::openings::{movetext, parse, read_pdn};
+    use kroon_match::openings::{movetext, parse};
     let Some((&sel, rest)) = data.split_first() else {
         return;
     };
@@ -332,15 +333,56 @@ pub fn openings(data: &[u8]) {
             fen::write_fen(&o.start),
             movetext(&o.start, &o.moves)
         );
-        let games = read_pdn(&pdn).expect("a written game reads");
-        let [game] = games.as_slice() else {
-            panic!("{pdn:?} read as {} games", games.len());
+        let back = parse(&pdn, v, None).expect("a written opening reads");
+        let [back] = back.as_slice() else {
+            panic!("{pdn:?} read as {} openings", back.len());
         };
-        let back = game.opening(v, None).expect("a written opening replays");
         assert!(
             back.start == o.start && back.moves == o.moves,
             "{text:?} wrote {pdn:?}"
         );
+    }
+}
+
+/// PDN files (`kroon annotate`, `kroon analyse --pdn`, the openings of `kroon match`): every
+/// game that reads has legal moves in its line and its variations, and written back it reads as
+/// the same game (tags, start, moves, marks, comments, variations, result) and writes the same
+/// text again.
+///
+/// Input: a variant byte (the variant of games without a `GameType`), then the file's bytes
+/// (UTF-8, or else Latin-1).
+pub fn pdn(data: &[u8]) {
+    use kroon_rules::pdn::{decode_text, read_pdn, write_pdn, PdnLine};
+    fn legal(line: &PdnLine, start: Position) {
+        let mut pos = start;
+        for m in &line.moves {
+            for v in &m.variations {
+                legal(v, pos);
+            }
+            assert!(pos.legal_moves().iter().any(|l| *l == m.mv), "{:?}", m.mv);
+            pos = pos.play(&m.mv);
+        }
+    }
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let v = variant_of(sel);
+    let text = decode_text(rest);
+    for game in read_pdn(&text, v).games {
+        legal(&game.line, game.start);
+        let written = write_pdn(&game);
+        let back = read_pdn(&written, v);
+        assert!(
+            back.skipped.is_empty(),
+            "{text:?} wrote {written:?}: {:?}",
+            back.skipped
+        );
+        assert_eq!(
+            back.games.as_slice(),
+            std::slice::from_ref(&game),
+            "{text:?} wrote {written:?}"
+        );
+        assert_eq!(write_pdn(&game), written);
     }
 }
 
@@ -483,6 +525,19 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             first.extend(default.lines().take(20).flat_map(|l| format!("{l}\n").into_bytes()));
             out.push(first);
             out
+        }
+        "pdn" => {
+            let corpus: [&[u8]; 5] = [
+                include_bytes!("../../rules/tests/data/pdn/lidraughts.pdn"),
+                include_bytes!("../../rules/tests/data/pdn/latin1-crlf.pdn"),
+                include_bytes!("../../rules/tests/data/pdn/annotated.pdn"),
+                include_bytes!("../../rules/tests/data/pdn/variants.pdn"),
+                include_bytes!("../../rules/tests/data/pdn/broken.pdn"),
+            ];
+            corpus
+                .iter()
+                .map(|file| [&[0u8][..], file].concat())
+                .collect()
         }
         _ => Vec::new(),
     }

@@ -130,7 +130,7 @@ fn every_target_has_a_harness_binary_and_a_test() {
             "fuzz/fuzz_targets/{name}.rs"
         );
     }
-    assert_eq!(TARGETS.len(), 10, "a new target needs its test below");
+    assert_eq!(TARGETS.len(), 11, "a new target needs its test below");
 }
 
 /// The seeds are meant to be accepted by their readers, so that mutations start from valid input;
@@ -158,6 +158,11 @@ fn seeds_are_mostly_valid_input() {
         assert!(kroon::config::Config::parse(&text).is_ok(), "{text:?}");
     }
     assert!(kroon_search::Weights::from_bytes(&seeds("weights")[0]).is_ok());
+    for file in seeds("pdn") {
+        let text = kroon_rules::pdn::decode_text(&file[1..]);
+        let read = kroon_rules::read_pdn(&text, kroon_rules::Variant::International);
+        assert!(read.games.len() >= 2, "{text:?}");
+    }
     for file in seeds("openings") {
         let v = kroon_rules::Variant::ALL[usize::from(file[0])];
         let text = String::from_utf8_lossy(&file[1..]);
@@ -216,4 +221,9 @@ fn openings() {
 #[test]
 fn egdb_slice() {
     exercise("egdb_slice");
+}
+
+#[test]
+fn pdn() {
+    exercise("pdn");
 }

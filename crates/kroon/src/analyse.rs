@@ -1,7 +1,7 @@
 //! `kroon analyse`: search a position and print each iteration and the best move.
 
-use anyhow::{Context, Result};
-use kroon_rules::{notation, parse_move, Game, Position};
+use anyhow::Result;
+use kroon_rules::{notation, Game, Position};
 use kroon_search::{score, Engine, Eval, Info, Limits, SearchRequest};
 
 /// The principal variation in notation, each move read in the position it is played from.
@@ -15,30 +15,22 @@ pub fn pv_text(start: &Position, pv: &[kroon_rules::Move]) -> String {
     out.join(" ")
 }
 
-/// Plays `moves` from `start`.
-pub fn game_from(start: Position, moves: Option<&str>) -> Result<Game> {
-    let mut game = Game::new(start);
-    for text in moves.unwrap_or_default().split_whitespace() {
-        let mv = parse_move(game.position(), text).with_context(|| format!("move `{text}`"))?;
-        game.play(&mv).with_context(|| format!("move `{text}`"))?;
-    }
-    Ok(game)
-}
-
+/// Searches the position `game` reaches and prints each iteration (one line per line of a
+/// multi-PV search, numbered), then the best move.
 pub fn run(
-    start: Position,
-    moves: Option<&str>,
+    game: Game,
     limits: Limits,
     threads: usize,
     hash: usize,
     eval: Eval,
     tables: Option<std::sync::Arc<dyn kroon_search::EndgameTables>>,
+    multipv: usize,
 ) -> Result<()> {
-    let game = game_from(start, moves)?;
     let root = *game.position();
     let mut engine = Engine::new(threads, hash);
     engine.set_eval(eval);
     engine.set_tables(tables);
+    engine.set_multipv(multipv);
     let req = SearchRequest {
         game,
         limits,
@@ -46,8 +38,13 @@ pub fn run(
     };
     let print = |info: Info| {
         let secs = info.elapsed.as_secs_f64();
+        let line = if multipv > 1 {
+            format!(" line {:>2}", info.multipv)
+        } else {
+            String::new()
+        };
         let _ = say!(
-            "depth {:>2}/{:<2} score {:>+7.2} nodes {:>11} time {:>7.3} nps {:>6.2}M pv {}",
+            "depth {:>2}/{:<2}{line} score {:>+7.2} nodes {:>11} time {:>7.3} nps {:>6.2}M pv {}",
             info.depth,
             info.seldepth,
             score::in_men(info.score),

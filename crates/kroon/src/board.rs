@@ -1,7 +1,7 @@
 //! `kroon show`: a board diagram with the square names beside it, as the variant's players see
 //! the board (White at the bottom; in English the first mover, Black, at the top).
 
-use kroon_rules::{parse_square, side_called, side_name, square_name, write_fen, Colour, Position};
+use kroon_rules::{side_called, side_name, square_name, write_fen, Colour, Position};
 
 /// The diagram: pieces on the left (`w`/`b` men, `W`/`B` kings, `.` empty playable square),
 /// square names on the right.
@@ -19,9 +19,7 @@ pub fn diagram(pos: &Position) -> String {
                 names.push_str("   ");
                 continue;
             }
-            // Playable squares are numbered from the top left in every variant's own names.
-            let number = (r * n / 2 + c / 2 + 1).to_string();
-            let Some(sq) = parse_square(v, &number) else {
+            let Some(sq) = kroon::svg::square_at(v, r, c) else {
                 continue;
             };
             let ch = match pos.piece_at(sq) {

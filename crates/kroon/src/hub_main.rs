@@ -43,6 +43,7 @@ pub fn run(config: &Config, egdb: Option<&std::path::Path>) -> Result<()> {
             .filter(|d| d.is_dir())
             .map(|d| d.display().to_string())
             .unwrap_or_default(),
+        multipv: 1,
     };
     let clamped = settings.clone().clamped();
     if clamped != settings {

@@ -10,6 +10,7 @@ macro_rules! say {
 }
 
 mod analyse;
+mod annotate;
 mod bench;
 mod board;
 mod chinese;
@@ -20,6 +21,7 @@ mod hub_main;
 mod learn_main;
 mod logging;
 mod perft;
+mod source;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -57,6 +59,40 @@ struct PositionArgs {
     variant: Option<String>,
 }
 
+/// A game: a position (FEN, or a game of a PDN file cut after some plies) and moves played
+/// from it.
+#[derive(Args, Debug, Clone)]
+struct GameArgs {
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Moves played from the position, e.g. "32-28 19-23".
+    #[arg(long)]
+    moves: Option<String>,
+    /// Take the position from a game of this PDN file (its `GameType` gives the variant).
+    #[arg(long, value_name = "FILE", conflicts_with = "fen")]
+    pdn: Option<PathBuf>,
+    /// Which game of the PDN file, from 1.
+    #[arg(long, default_value_t = 1, requires = "pdn")]
+    game: usize,
+    /// Plies of the game played before the position (default: all of them).
+    #[arg(long, requires = "pdn")]
+    ply: Option<usize>,
+}
+
+impl GameArgs {
+    fn resolve(&self, default_variant: &str) -> Result<kroon_rules::Game> {
+        let mut game = match &self.pdn {
+            Some(path) => {
+                let name = self.position.variant.as_deref().unwrap_or(default_variant);
+                source::pdn_game(path, name.parse()?, self.game, self.ply)?
+            }
+            None => kroon_rules::Game::new(self.position.resolve(default_variant)?),
+        };
+        source::play_moves(&mut game, self.moves.as_deref())?;
+        Ok(game)
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Chinese checkers (Stern-Halma) on the 121-hole star, 2 to 6 players.
@@ -92,10 +128,10 @@ enum Command {
     /// Analyse a position: one line per iteration, then the best move.
     Analyse {
         #[command(flatten)]
-        position: PositionArgs,
-        /// Moves played from the position, e.g. "32-28 19-23".
-        #[arg(long)]
-        moves: Option<String>,
+        game: GameArgs,
+        /// Print the best N lines of each iteration.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        multipv: usize,
         /// Search to this depth.
         #[arg(long, conflicts_with_all = ["time", "nodes"])]
         depth: Option<u32>,
@@ -116,6 +152,39 @@ enum Command {
         /// Endgame table directory (default: from the settings; `none` for none).
         #[arg(long, value_name = "DIR")]
         egdb: Option<PathBuf>,
+    },
+    /// Annotate the games of a PDN file: a score after every move, the best line where a move
+    /// loses value, ? and ?? for mistakes and blunders, ! for the only good move, a summary per
+    /// game and player. Resumes where a stopped run left off.
+    Annotate {
+        /// The PDN file.
+        file: PathBuf,
+        /// Seconds per position (default: 1).
+        #[arg(long, conflicts_with = "nodes")]
+        time: Option<f64>,
+        /// Nodes per position (repeatable results on one thread).
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Search threads (default: from the settings).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Transposition table in MiB, cleared for each position.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+        /// Write the annotated games here (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Men lost from which a move is a mistake, marked `?`.
+        #[arg(long, default_value_t = 0.5)]
+        mistake: f64,
+        /// Men lost from which a move is a blunder, marked `??`.
+        #[arg(long, default_value_t = 1.5)]
+        blunder: f64,
+        /// Variant of games without a GameType tag: normal, killer, bt, losing, frisian, brazilian, russian, english (default: from the settings).
+        #[arg(long)]
+        variant: Option<String>,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
     /// Search a fixed set of positions on one thread with a fresh table: node count and speed.
     Bench {
@@ -159,10 +228,13 @@ enum Command {
         #[command(flatten)]
         eval: EvalArgs,
     },
-    /// Print a board diagram with field numbers.
+    /// Print a board diagram with field numbers, or write it as SVG.
     Show {
         #[command(flatten)]
-        position: PositionArgs,
+        game: GameArgs,
+        /// Write an SVG diagram to this file (with an arrow for the last move) instead.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
     },
 }
 
@@ -197,6 +269,25 @@ impl PositionArgs {
             Some(text) => parse_fen(text, variant).with_context(|| format!("bad FEN `{text}`")),
         }
     }
+}
+
+/// `--time S` or `--nodes N` as limits, `default` seconds without either.
+fn search_limits(time: Option<f64>, nodes: Option<u64>, default: f64) -> Result<Limits> {
+    Ok(match (time, nodes) {
+        (Some(t), _) if t.is_finite() && t > 0.0 => Limits::MoveTime(Duration::from_secs_f64(t)),
+        (Some(t), _) => bail!("--time must be a positive number of seconds, not {t}"),
+        (None, Some(n)) => Limits::Nodes(n.max(1)),
+        (None, None) => Limits::MoveTime(Duration::from_secs_f64(default)),
+    })
+}
+
+/// `--threads T`, or the settings' count.
+fn search_threads(threads: Option<usize>, config: &config::Config) -> Result<usize> {
+    let threads = threads.unwrap_or(config.engine.threads);
+    if threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    Ok(threads)
 }
 
 fn main() -> std::process::ExitCode {
@@ -287,8 +378,8 @@ fn run() -> Result<()> {
             }
         }
         Command::Analyse {
-            position,
-            moves,
+            game,
+            multipv,
             depth,
             time,
             nodes,
@@ -297,31 +388,56 @@ fn run() -> Result<()> {
             eval,
             egdb,
         } => {
-            let pos = position.resolve(&config.engine.variant)?;
-            let eval = eval.resolve(&config, pos.variant())?;
+            let game = game.resolve(&config.engine.variant)?;
+            let eval = eval.resolve(&config, game.position().variant())?;
             let tables = egdb_main::for_search(&config, egdb.as_deref())?;
-            let limits = match (depth, time, nodes) {
-                (Some(d), _, _) => Limits::Depth(d.max(1)),
-                (_, Some(t), _) if t.is_finite() && t > 0.0 => {
-                    Limits::MoveTime(Duration::from_secs_f64(t))
-                }
-                (_, Some(t), _) => bail!("--time must be a positive number of seconds, not {t}"),
-                (_, _, Some(n)) => Limits::Nodes(n),
-                _ => Limits::MoveTime(Duration::from_secs(5)),
-            };
-            let threads = threads.unwrap_or(config.engine.threads);
-            if threads == 0 {
-                bail!("--threads must be at least 1");
+            if multipv == 0 {
+                bail!("--multipv must be at least 1");
             }
+            let limits = match depth {
+                Some(d) => Limits::Depth(d.max(1)),
+                None => search_limits(time, nodes, 5.0)?,
+            };
+            let threads = search_threads(threads, &config)?;
             analyse::run(
-                pos,
-                moves.as_deref(),
+                game,
                 limits,
                 threads,
                 hash.unwrap_or(config.engine.hash),
                 eval,
                 tables,
+                multipv,
             )?;
+        }
+        Command::Annotate {
+            file,
+            time,
+            nodes,
+            threads,
+            hash,
+            out,
+            mistake,
+            blunder,
+            variant,
+            eval,
+        } => {
+            let variant: Variant = variant
+                .as_deref()
+                .unwrap_or(&config.engine.variant)
+                .parse()?;
+            let limits = search_limits(time, nodes, 1.0)?;
+            let threads = search_threads(threads, &config)?;
+            let settings = annotate::Settings {
+                limits,
+                threads,
+                hash: hash.max(1),
+                mistake,
+                blunder,
+                variant,
+            };
+            annotate::run(&file, out.as_deref(), &settings, &|v| {
+                eval.resolve(&config, v)
+            })?;
         }
         Command::Bench {
             depth,
@@ -369,9 +485,19 @@ fn run() -> Result<()> {
                 }),
             })?;
         }
-        Command::Show { position } => {
-            let pos = position.resolve(&config.engine.variant)?;
-            say!("{}", board::diagram(&pos).trim_end())?;
+        Command::Show { game, svg } => {
+            let game = game.resolve(&config.engine.variant)?;
+            let pos = *game.position();
+            match svg {
+                Some(path) => {
+                    let last = source::last_move(&game).map(|(_, mv)| mv);
+                    let text =
+                        kroon::svg::board(&pos, last.as_ref(), &kroon::svg::Options::default());
+                    std::fs::write(&path, text)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                }
+                None => say!("{}", board::diagram(&pos).trim_end())?,
+            }
         }
     }
     Ok(())

@@ -10,12 +10,12 @@
 )]
 
 use anyhow::{bail, Context, Result};
+pub use kroon_rules::pdn::movetext;
 use kroon_rules::{
-    notation, parse_fen, parse_hub, parse_move, Colour, Game, Move, Position, Variant,
+    notation, parse_fen, parse_hub, read_pdn, Colour, Game, Move, PdnGame, Position, Variant,
 };
 use kroon_search::{score, Engine, Limits, SearchRequest};
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// The default openings (international draughts): positions 2 or 3 moves from the start that a
@@ -110,11 +110,21 @@ pub fn parse(text: &str, variant: Variant, plies: Option<usize>) -> Result<Vec<O
             });
         }
     } else {
-        for (i, game) in read_pdn(text)?.into_iter().enumerate() {
-            let opening = game
-                .opening(variant, plies)
-                .with_context(|| format!("PDN game {}", i + 1))?;
-            openings.push(opening);
+        // `#` lines are comments in an openings file, not PDN.
+        let pdn: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let file = read_pdn(&pdn, variant);
+        // A tournament must not quietly play fewer openings than its file holds.
+        if let Some(skipped) = file.skipped.first() {
+            bail!("PDN {skipped}");
+        }
+        for (i, game) in file.games.iter().enumerate() {
+            openings.push(
+                opening(game, variant, plies).with_context(|| format!("PDN game {}", i + 1))?,
+            );
         }
     }
     openings.retain(|o| !o.position().legal_moves().is_empty());
@@ -124,175 +134,21 @@ pub fn parse(text: &str, variant: Variant, plies: Option<usize>) -> Result<Vec<O
     Ok(openings)
 }
 
-/// One game of a PDN file: its tags and its moves as written.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PdnGame {
-    /// `[Name "value"]` pairs in order.
-    pub tags: Vec<(String, String)>,
-    /// The moves, without move numbers, comments, variations or annotation marks.
-    pub moves: Vec<String>,
-}
-
-impl PdnGame {
-    fn tag(&self, name: &str) -> Option<&str> {
-        self.tags
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The game as an opening: its start (the `FEN` tag, or the initial position) and its first
-    /// `plies` moves, each checked by the rules.
-    ///
-    /// # Errors
-    /// A bad FEN tag or an illegal or ambiguous move.
-    pub fn opening(&self, variant: Variant, plies: Option<usize>) -> Result<Opening> {
-        let start = match self.tag("FEN") {
-            Some(fen) => parse_fen(fen, variant).with_context(|| format!("FEN tag `{fen}`"))?,
-            None => Position::initial(variant),
-        };
-        let mut game = Game::new(start);
-        for text in self.moves.iter().take(plies.unwrap_or(usize::MAX)) {
-            let mv = parse_move(game.position(), text)
-                .with_context(|| format!("move {} `{text}`", game.moves().len() / 2 + 1))?;
-            game.play(&mv)
-                .map_err(|_| anyhow::anyhow!("illegal move `{text}`"))?;
-        }
-        Ok(Opening {
-            start,
-            moves: game.moves().to_vec(),
-        })
-    }
-}
-
-const RESULTS: [&str; 9] = [
-    "2-0", "0-2", "1-1", "0-0", "1-0", "0-1", "*", "½-½", "1/2-1/2",
-];
-
-/// Splits PDN text into games: tag pairs, then movetext ending in a result. Comments (`{}`,
-/// `;` to the end of the line), variations (`()`, nested), move numbers, `$n` and `!?` marks are
-/// skipped. A game without a result ends where the next tags begin, or at the end of the text.
+/// A game read from a PDN file as an opening: its start and its first `plies` moves.
 ///
 /// # Errors
-/// An unclosed tag, comment or variation.
-pub fn read_pdn(text: &str) -> Result<Vec<PdnGame>> {
-    let mut games = Vec::new();
-    let mut game = PdnGame::default();
-    let mut chars = text.chars().peekable();
-    let mut line_start = true;
-    let finish = |game: &mut PdnGame, games: &mut Vec<PdnGame>| {
-        if !game.tags.is_empty() || !game.moves.is_empty() {
-            games.push(std::mem::take(game));
-        }
-    };
-    while let Some(&c) = chars.peek() {
-        if line_start && (c == '%' || c == '#') {
-            chars.by_ref().take_while(|&c| c != '\n').for_each(drop);
-            continue;
-        }
-        line_start = c == '\n';
-        match c {
-            c if c.is_whitespace() => {
-                chars.next();
-            }
-            '[' => {
-                chars.next();
-                let body: String = chars.by_ref().take_while(|&c| c != ']').collect();
-                if !game.moves.is_empty() {
-                    finish(&mut game, &mut games);
-                }
-                let body = body.trim();
-                let (name, value) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
-                game.tags
-                    .push((name.to_owned(), value.trim().trim_matches('"').to_owned()));
-            }
-            '{' => {
-                chars.next();
-                if !chars.by_ref().any(|c| c == '}') {
-                    bail!("unclosed comment {{");
-                }
-            }
-            ';' => {
-                chars.by_ref().take_while(|&c| c != '\n').for_each(drop);
-                line_start = true;
-            }
-            '(' => {
-                let mut depth = 0;
-                loop {
-                    match chars.next() {
-                        Some('(') => depth += 1,
-                        Some(')') => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        Some(_) => {}
-                        None => bail!("unclosed variation ("),
-                    }
-                }
-            }
-            _ => {
-                let mut token = String::new();
-                while let Some(&c) = chars.peek() {
-                    if c.is_whitespace() || "[{(;".contains(c) {
-                        break;
-                    }
-                    token.push(c);
-                    chars.next();
-                }
-                if token.is_empty() {
-                    // A stray `)` or `]`: skip it.
-                    chars.next();
-                    continue;
-                }
-                if RESULTS.contains(&token.as_str()) {
-                    finish(&mut game, &mut games);
-                    continue;
-                }
-                // "12." or "12..." alone, or glued to the move ("12.32-28").
-                let body = token.trim_start_matches(|c: char| c.is_ascii_digit());
-                let body = if body.starts_with('.') && body.len() < token.len() {
-                    body.trim_start_matches('.')
-                } else {
-                    token.as_str()
-                };
-                let body = body.trim_end_matches(['!', '?']);
-                if body.is_empty() || body.starts_with('$') {
-                    continue;
-                }
-                game.moves.push(body.to_owned());
-            }
-        }
+/// The game is of another variant than the match.
+pub fn opening(game: &PdnGame, variant: Variant, plies: Option<usize>) -> Result<Opening> {
+    let of = game.start.variant();
+    if of != variant {
+        bail!("the game is {of}, the match plays {variant}");
     }
-    finish(&mut game, &mut games);
-    Ok(games)
-}
-
-/// Moves as PDN movetext from `start`: `1. 32-28 19-23 2. ...`, starting `1...` when Black moves
-/// first.
-#[must_use]
-pub fn movetext(start: &Position, moves: &[Move]) -> String {
-    let mut out = String::new();
-    let mut pos = *start;
-    let mut number = 1;
-    for (i, mv) in moves.iter().enumerate() {
-        let white = pos.turn() == Colour::White;
-        if i > 0 {
-            out.push(' ');
-        }
-        if white {
-            let _ = write!(out, "{number}. ");
-        } else if i == 0 {
-            let _ = write!(out, "{number}... ");
-        }
-        out.push_str(&notation::display(&pos, mv));
-        if !white {
-            number += 1;
-        }
-        pos = pos.play(mv);
-    }
-    out
+    let mut moves = game.moves();
+    moves.truncate(plies.unwrap_or(usize::MAX));
+    Ok(Opening {
+        start: game.start,
+        moves,
+    })
 }
 
 /// Makes `count` balanced openings for international draughts: random games of 4 or 6 plies
@@ -448,14 +304,14 @@ mod tests {
 1... 19-23 2. 32-28 *
 1.33-29 $1 18-22 1-1
 "#;
-        let games = read_pdn(text).unwrap();
+        let games = read_pdn(text, V).games;
         assert_eq!(games.len(), 3);
-        assert_eq!(
-            games[0].moves,
-            ["32-28", "19-23", "28x19", "14x23", "37-32", "10-14"]
-        );
+        assert_eq!(games[0].moves().len(), 6);
         assert_eq!(games[0].tag("white"), Some("a"));
-        assert_eq!(games[2].moves, ["33-29", "18-22"]);
+        assert_eq!(
+            movetext(&games[2].start, &games[2].moves()),
+            "1. 33-29 18-22"
+        );
         let o = parse(text, V, Some(4)).unwrap();
         assert_eq!(o.len(), 3);
         assert_eq!(o[0].moves.len(), 4);

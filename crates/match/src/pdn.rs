@@ -49,31 +49,33 @@ pub fn write(h: &Header<'_>, opening: &Opening, game: &Played) -> String {
         (h.white, h.black)
     };
     let moves: Vec<Move> = opening.moves.iter().chain(&game.moves).copied().collect();
-    let comments = opening
-        .moves
-        .iter()
-        .map(|_| None)
-        .chain(game.notes.iter().map(|n| Some(note_text(n))))
-        .collect();
-    write_pdn(&PdnGame {
-        head: vec![
-            ("Event", h.event.to_owned()),
-            ("Date", h.date.to_owned()),
-            ("Round", h.round.to_string()),
-            ("White", white.to_owned()),
-            ("Black", black.to_owned()),
-            ("Result", result.to_owned()),
-        ],
-        tail: vec![
-            ("TimeControl", h.time_control.to_owned()),
-            ("Termination", game.termination.tag().to_owned()),
-        ],
-        start: opening.start,
-        moves: &moves,
-        comments,
-        last: Some(game.reason.clone()),
+    let tags = [
+        ("Event", h.event.to_owned()),
+        ("Date", h.date.to_owned()),
+        ("Round", h.round.to_string()),
+        ("White", white.to_owned()),
+        ("Black", black.to_owned()),
+        ("Result", result.to_owned()),
+        ("TimeControl", h.time_control.to_owned()),
+        ("Termination", game.termination.tag().to_owned()),
+    ];
+    let mut pdn = PdnGame::new(
+        tags.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        opening.start,
+        &moves,
         result,
-    })
+    );
+    for (m, note) in pdn
+        .line
+        .moves
+        .iter_mut()
+        .skip(opening.moves.len())
+        .zip(&game.notes)
+    {
+        m.comments.push(note_text(note));
+    }
+    pdn.comment_last(game.reason.clone());
+    write_pdn(&pdn)
 }
 
 /// Today's date (UTC) as PDN writes it; the DXP game records use the same.
@@ -82,8 +84,9 @@ pub use kroon_protocol::dxp::session::today;
 #[cfg(test)]
 mod tests {
     use super::super::game::Termination;
-    use super::super::openings::{parse, read_pdn};
+    use super::super::openings::{movetext, parse};
     use super::*;
+    use kroon_rules::read_pdn;
     use kroon_rules::{parse_move, Variant};
     use std::time::Duration;
 
@@ -134,9 +137,12 @@ mod tests {
             ),
             "{text}"
         );
-        let back = read_pdn(&text).unwrap();
+        let back = read_pdn(&text, v).games;
         assert_eq!(back.len(), 1);
-        assert_eq!(back[0].moves, ["32-28", "19-23", "28x19", "14x23"]);
+        assert_eq!(
+            movetext(&back[0].start, &back[0].moves()),
+            "1. 32-28 19-23 2. 28x19 14x23"
+        );
 
         // A start from a FEN, Black to move.
         let black = &parse("B:W31-50:B1-20", v, None).unwrap()[0];

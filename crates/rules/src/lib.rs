@@ -35,7 +35,7 @@ pub use movelist::MoveList;
 pub use mv::Move;
 pub use naming::{parse_square, side_called, side_name, square_name, Numbering};
 pub use notation::{parse_hub_move, parse_move, MoveError};
-pub use pdn::{write_pdn, PdnGame};
+pub use pdn::{decode_text, read_pdn, write_pdn, PdnError, PdnFile, PdnGame, PdnLine, PdnMove};
 pub use perft::{divide, perft};
 pub use position::{Colour, IllegalMove, Piece, Position};
 pub use square::Square;

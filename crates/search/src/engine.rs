@@ -56,6 +56,7 @@ pub struct Engine {
     eval: Arc<Eval>,
     threads: usize,
     hash_mib: usize,
+    multipv: usize,
     running: Mutex<Option<Running>>,
 }
 
@@ -84,6 +85,7 @@ impl Engine {
             eval: Arc::new(Eval::default()),
             threads,
             hash_mib,
+            multipv: 1,
             running: Mutex::new(None),
         }
     }
@@ -125,6 +127,22 @@ impl Engine {
         self.shared.tt.clear();
     }
 
+    /// Looks for the best `count` lines from now on (multi-PV; at least 1, the ordinary search).
+    /// Each iteration then reports one [`Info`] per line, numbered by [`Info::multipv`], and the
+    /// result carries them in [`SearchResult::lines`]. Line 1 is the ordinary search's
+    /// iteration, unchanged; the others cost a root search each. Waits for a running search
+    /// first.
+    pub fn set_multipv(&mut self, count: usize) {
+        self.wait();
+        self.multipv = count.max(1);
+    }
+
+    /// How many lines searches look for.
+    #[must_use]
+    pub fn multipv(&self) -> usize {
+        self.multipv
+    }
+
     /// The evaluation searches use.
     #[must_use]
     pub fn eval(&self) -> &Eval {
@@ -145,6 +163,7 @@ impl Engine {
             let _ = r.handle.join();
         }
         self.shared.stop.store(false, Ordering::Relaxed);
+        self.shared.multipv.store(self.multipv, Ordering::Relaxed);
         let clock = Arc::new(TimeManager::new(&req.limits, req.ponder));
         let shared = Arc::clone(&self.shared);
         let eval = Arc::clone(&self.eval);
@@ -196,6 +215,7 @@ impl Engine {
     pub fn search(&self, req: &SearchRequest, on_info: &dyn Fn(Info)) -> SearchResult {
         self.wait();
         self.shared.stop.store(false, Ordering::Relaxed);
+        self.shared.multipv.store(self.multipv, Ordering::Relaxed);
         let clock = TimeManager::new(&req.limits, req.ponder);
         search_blocking(&self.shared, &self.eval, req, self.threads, &clock, on_info)
     }
@@ -232,6 +252,7 @@ fn search_blocking(
             nodes: 0,
             elapsed: clock.elapsed(),
             pv: legal.iter().copied().collect(),
+            lines: Vec::new(),
         };
     }
     let (outcome, nodes) = smp::run(shared, eval, &root, &history, threads, clock, report);
@@ -243,5 +264,6 @@ fn search_blocking(
         nodes,
         elapsed: clock.elapsed(),
         pv: outcome.pv,
+        lines: outcome.lines,
     }
 }

@@ -39,6 +39,18 @@ pub struct Info {
     pub elapsed: Duration,
     /// Principal variation.
     pub pv: Vec<Move>,
+    /// Which line this is, from 1, in a multi-PV search (see [`Engine::set_multipv`]); 1 when
+    /// the search looks for one line.
+    pub multipv: usize,
+}
+
+/// One of the best lines of a multi-PV search.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Line {
+    /// Score for the side to move, in centi-men.
+    pub score: i32,
+    /// The line, starting with its root move.
+    pub pv: Vec<Move>,
 }
 
 /// The answer of a search.
@@ -58,4 +70,7 @@ pub struct SearchResult {
     pub elapsed: Duration,
     /// Principal variation.
     pub pv: Vec<Move>,
+    /// In a multi-PV search, the best lines of the deepest iteration that finished all of them,
+    /// best first, with distinct root moves and scores that never rise; empty otherwise.
+    pub lines: Vec<Line>,
 }

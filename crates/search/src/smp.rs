@@ -8,7 +8,7 @@ use crate::tt::Table;
 use crate::worker::{History, Outcome, Worker};
 use crate::Info;
 use kroon_rules::Position;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// What the search threads share.
@@ -22,6 +22,8 @@ pub struct Shared {
     pub nodes: Vec<AtomicU64>,
     /// Endgame tables to probe, if any.
     pub tables: parking_lot::RwLock<Option<Arc<dyn EndgameTables>>>,
+    /// How many best lines the main thread looks for (multi-PV); 1 is the ordinary search.
+    pub multipv: AtomicUsize,
 }
 
 impl Shared {
@@ -33,6 +35,7 @@ impl Shared {
             stop: AtomicBool::new(false),
             nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
             tables: parking_lot::RwLock::new(None),
+            multipv: AtomicUsize::new(1),
         }
     }
 

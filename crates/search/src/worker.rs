@@ -6,7 +6,7 @@ use crate::smp::Shared;
 use crate::tables::{self, EndgameTables, TableProbe, TableValue};
 use crate::time::TimeManager;
 use crate::tt::{Bound, Entry};
-use crate::{Info, MAX_DEPTH, MAX_PLY};
+use crate::{Info, Line, MAX_DEPTH, MAX_PLY};
 use kroon_rules::game::{endgame_rule, is_king_quiet, next_endgame_plies, quiet_limit};
 use kroon_rules::EndgameRule;
 use kroon_rules::{movegen, Move, MoveList, Position, Variant};
@@ -42,6 +42,8 @@ pub struct Outcome {
     pub score: i32,
     /// Its depth.
     pub depth: u32,
+    /// Multi-PV: the lines of the deepest iteration that finished all of them.
+    pub lines: Vec<Line>,
 }
 
 /// Whether helper `id` leaves out iteration `depth` (the staggered pattern of lazy SMP engines).
@@ -80,6 +82,9 @@ pub struct Worker<'a> {
     tables: Option<Arc<dyn EndgameTables>>,
     /// Positions with at most this many pieces are probed (0: none).
     table_pieces: u32,
+    /// Whether searches store into the table: not while multi-PV looks for lines 2 and on, so
+    /// that line 1 of every iteration finds the table as the ordinary search would.
+    stores: bool,
 }
 
 impl<'a> Worker<'a> {
@@ -108,6 +113,7 @@ impl<'a> Worker<'a> {
             probing: false,
             tables: None,
             table_pieces: 0,
+            stores: true,
         }
     }
 
@@ -161,6 +167,11 @@ impl<'a> Worker<'a> {
         }
         best.pv = vec![root_moves[0]];
         let max_depth = self.clock.map_or(MAX_DEPTH, TimeManager::max_depth);
+        let multipv = if self.id == 0 {
+            self.shared.multipv.load(Ordering::Relaxed)
+        } else {
+            1
+        };
         // Helpers start one ply deeper on odd threads, so that the threads spread over depths.
         let mut depth = 1 + (self.id % 2) as u32;
         while depth <= max_depth {
@@ -176,16 +187,39 @@ impl<'a> Worker<'a> {
                 pv: self.pv[0].clone(),
                 score,
                 depth,
+                lines: std::mem::take(&mut best.lines),
+            };
+            let seldepth = self.seldepth;
+            let info = |w: &Self, line: &Line, multipv| Info {
+                depth,
+                seldepth,
+                score: line.score,
+                nodes: w.shared.total_nodes().max(w.nodes),
+                elapsed: w.clock.map(TimeManager::elapsed).unwrap_or_default(),
+                pv: line.pv.clone(),
+                multipv,
+            };
+            let first = Line {
+                score,
+                pv: best.pv.clone(),
             };
             if let Some(report) = report {
-                report(Info {
-                    depth,
-                    seldepth: self.seldepth,
-                    score,
-                    nodes: self.shared.total_nodes().max(self.nodes),
-                    elapsed: self.clock.map(TimeManager::elapsed).unwrap_or_default(),
-                    pv: best.pv.clone(),
-                });
+                report(info(self, &first, 1));
+            }
+            // Multi-PV (main thread): line 1 is the ordinary iteration above, untouched; the
+            // next lines search the other root moves after it.
+            if multipv > 1 {
+                let mut lines = vec![first];
+                let stopped = self.other_lines(root, &root_moves, depth, multipv, &mut lines);
+                if let Some(report) = report {
+                    for (k, line) in lines.iter().enumerate().skip(1) {
+                        report(info(self, line, k + 1));
+                    }
+                }
+                if stopped.is_err() {
+                    break;
+                }
+                best.lines = lines;
             }
             if let Some(clock) = self.clock {
                 if !clock.next_iteration(depth, self.shared.total_nodes().max(self.nodes)) {
@@ -281,6 +315,51 @@ impl<'a> Worker<'a> {
         moves.as_mut_slice()[..=best_index].rotate_right(1);
         result?;
         Ok(best)
+    }
+
+    /// Lines 2 to `count` of a multi-PV iteration at `depth`, after line 1 (in `lines`, its move
+    /// first in `moves`): each the best of the root moves not yet in a line, found by an
+    /// ordinary root search over those moves. These searches leave no trace: they store nothing
+    /// in the table, and the history, the killers and the root move order are put back after
+    /// them, so that line 1 of the next iteration is exactly the ordinary search's (one thread).
+    /// A line can come back higher than the one before only through search instability; it is
+    /// then capped at that score, so that scores never rise from line to line.
+    fn other_lines(
+        &mut self,
+        root: &Position,
+        moves: &MoveList,
+        depth: u32,
+        count: usize,
+        lines: &mut Vec<Line>,
+    ) -> Result<(), Stopped> {
+        let history = self.history.clone();
+        let killers = self.killers.clone();
+        self.stores = false;
+        let mut result = Ok(());
+        while lines.len() < count.min(moves.len()) {
+            let mut rest = MoveList::new();
+            for mv in moves.iter() {
+                if !lines.iter().any(|l| l.pv.first() == Some(mv)) {
+                    rest.push(*mv);
+                }
+            }
+            let score = match self.root_search(root, &mut rest, depth, -INF, INF) {
+                Ok(s) => s,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            let cap = lines.last().map_or(INF, |l| l.score);
+            lines.push(Line {
+                score: score.min(cap),
+                pv: self.pv[0].clone(),
+            });
+        }
+        self.stores = true;
+        self.history = history;
+        self.killers = killers;
+        result
     }
 
     /// The principal variation at `ply` becomes `mv` followed by the one found below it.
@@ -531,6 +610,24 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
+        if self.stores {
+            self.store(key, best_move, best, eval, depth, bound, ply);
+        }
+        Ok(best)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn store(
+        &self,
+        key: u64,
+        best_move: u16,
+        best: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+        ply: usize,
+    ) {
         self.shared.tt.store(
             key,
             Entry {
@@ -542,7 +639,6 @@ impl<'a> Worker<'a> {
                 age: 0,
             },
         );
-        Ok(best)
     }
 
     /// Captures are forced, so a position with one is never scored as quiet: search them all. A

@@ -233,3 +233,68 @@ fn a_crowning_at_the_horizon_is_seen() {
     );
     assert!(r.score.abs() < 50, "{}", r.score);
 }
+
+/// Multi-PV on one thread: every iteration reports lines 1 to N with distinct root moves, each
+/// line legal from the root, scores that never rise; line 1 of every iteration is exactly the
+/// ordinary search's iteration at that depth (score and line), since the other lines leave the
+/// table, the history and the root order as they found them.
+#[test]
+fn multipv_lines_are_distinct_legal_ordered_and_line_one_is_the_ordinary_search() {
+    use kroon_search::Info;
+    use std::sync::Mutex;
+    let collect = |game: &Game, multipv: usize| {
+        let mut engine = Engine::new(1, 8);
+        engine.set_multipv(multipv);
+        let infos = Mutex::new(Vec::new());
+        let req = SearchRequest {
+            game: game.clone(),
+            limits: Limits::Depth(7),
+            ponder: false,
+        };
+        let result = engine.search(&req, &|i: Info| infos.lock().unwrap().push(i));
+        (infos.into_inner().unwrap(), result)
+    };
+    let mut checked = 0;
+    for game in random_positions(40, 77) {
+        let root = *game.position();
+        let legal = root.legal_moves();
+        if legal.len() < 3 {
+            continue;
+        }
+        checked += 1;
+        let (single, one) = collect(&game, 1);
+        let (multi, many) = collect(&game, 3);
+        assert!(single.iter().all(|i| i.multipv == 1));
+        let firsts: Vec<(u32, i32, &[kroon_rules::Move])> = multi
+            .iter()
+            .filter(|i| i.multipv == 1)
+            .map(|i| (i.depth, i.score, i.pv.as_slice()))
+            .collect();
+        let ordinary: Vec<(u32, i32, &[kroon_rules::Move])> = single
+            .iter()
+            .map(|i| (i.depth, i.score, i.pv.as_slice()))
+            .collect();
+        assert_eq!(firsts, ordinary, "{}", kroon_rules::write_fen(&root));
+        assert_eq!(many.best, one.best);
+        for depth in 1..=7 {
+            let lines: Vec<&Info> = multi.iter().filter(|i| i.depth == depth).collect();
+            let numbers: Vec<usize> = lines.iter().map(|i| i.multipv).collect();
+            assert_eq!(numbers, [1, 2, 3], "depth {depth}");
+            for pair in lines.windows(2) {
+                assert!(pair[0].score >= pair[1].score, "depth {depth}");
+                assert_ne!(pair[0].pv[0], pair[1].pv[0]);
+            }
+            assert_ne!(lines[0].pv[0], lines[2].pv[0]);
+            for line in &lines {
+                let mut pos = root;
+                for mv in &line.pv {
+                    assert!(pos.legal_moves().contains(mv), "depth {depth}");
+                    pos = pos.play(mv);
+                }
+            }
+        }
+        assert_eq!(many.lines.len(), 3);
+        assert_eq!(many.lines[0].pv, many.pv);
+    }
+    assert!(checked >= 20, "{checked} positions");
+}

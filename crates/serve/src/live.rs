@@ -57,10 +57,18 @@ impl SharedEngine {
         }
     }
 
-    /// Starts a search for `page`; its events go to `out`. Blocks while an older search stops.
-    fn go(&self, page: u64, req: SearchRequest, out: impl Fn(Event) + Send + 'static) {
+    /// Starts a search for `page` looking for `lines` best lines; its events go to `out`. Blocks
+    /// while an older search stops.
+    fn go(
+        &self,
+        page: u64,
+        req: SearchRequest,
+        lines: usize,
+        out: impl Fn(Event) + Send + 'static,
+    ) {
         let mut slot = self.slot.lock();
         slot.engine.stop();
+        slot.engine.set_multipv(lines);
         let v = req.game.position().variant();
         if slot.variant != Some(v) {
             slot.engine.set_eval((self.eval_for)(v));
@@ -114,13 +122,9 @@ enum Mode {
 
 /// How many lines the engine searches when `asked` are wanted.
 ///
-/// MULTIPV: the search gives one line today. When `SearchRequest` gets its multi-PV setting,
-/// set it from `lines_searched(asked)` where `handle` builds the request (marked MULTIPV), return
-/// `asked` here, and pass each info's own line number to `info_message` (marked MULTIPV too;
-/// it is 1 now), which sends it as `line`: the page already keeps one row per line.
+/// Lines a search looks for when a page asks for `asked` (multi-PV).
 fn lines_searched(asked: u32) -> u32 {
-    let _ = asked;
-    1
+    asked
 }
 
 /// The limits of a search: a depth (level), else a time; an analysis without either runs until
@@ -229,7 +233,6 @@ async fn handle(
             }
             let asked = lines.unwrap_or(1).clamp(1, MAX_LINES);
             let root = *game.position();
-            // MULTIPV: the number of lines goes into this request.
             let req = SearchRequest {
                 game,
                 limits: limits(mode, movetime_ms, depth),
@@ -241,8 +244,7 @@ async fn handle(
             let out = tx.clone();
             let on_event = move |event: Event| {
                 let message = match event {
-                    // MULTIPV: the info's line number instead of 1.
-                    Event::Iteration(info) => info_message(id, 1, &root, &info),
+                    Event::Iteration(info) => info_message(id, info.multipv as u32, &root, &info),
                     Event::Done(result) => json!({
                         "type": "done",
                         "id": id,
@@ -255,7 +257,8 @@ async fn handle(
                 let _ = out.send(message);
             };
             let state = Arc::clone(state);
-            tokio::task::spawn_blocking(move || state.engine.go(me, req, on_event))
+            let count = lines_searched(asked) as usize;
+            tokio::task::spawn_blocking(move || state.engine.go(me, req, count, on_event))
                 .await
                 .map_err(|e| format!("search failed to start: {e}"))?;
         }

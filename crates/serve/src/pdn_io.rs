@@ -1,9 +1,8 @@
-//! PDN in and out of the web board. Reading goes through [`read_games`] alone, so that a fuller
-//! PDN reader can take the place of the openings reader it uses today.
+//! PDN in and out of the web board, through the rules crate's PDN reader and writer.
 
 use crate::view::{result, GameSpec};
 use anyhow::Result;
-use kroon_rules::{notation, pdn, write_fen, write_pdn, PdnGame, Position, Variant};
+use kroon_rules::{notation, write_fen, write_pdn, PdnGame, Position, Variant};
 use serde::{Deserialize, Serialize};
 
 /// Most games one upload may hold.
@@ -24,73 +23,50 @@ pub struct LoadedGame {
     pub error: Option<String>,
 }
 
-/// The variant a game's tags name.
-fn tagged_variant(tags: &[(String, String)]) -> Option<Variant> {
-    let tag = |name: &str| {
-        tags.iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.trim())
-    };
-    if let Some(t) = tag("GameType") {
-        // `20`, or `20,W,10,10,N2,0` as some programs write it.
-        let number = t
-            .split(',')
-            .next()
-            .and_then(|n| n.trim().parse::<u32>().ok());
-        if let Some(v) = Variant::ALL
-            .into_iter()
-            .find(|&v| pdn::game_type(v) == number)
-        {
-            return Some(v);
-        }
-    }
-    tag("Variant").and_then(|name| name.parse().ok())
-}
-
-/// Reads every game of a PDN text. Today's reader is the one `kroon match --openings` uses; a
-/// game it cannot replay is kept with its error so the page can say which one failed.
+/// Reads every game of a PDN text with the rules crate's PDN reader; a game it cannot read is kept
+/// with its error, so the page can say which one failed.
 ///
 /// # Errors
-/// Text the reader cannot split into games (an unclosed comment or variation), or too many games.
+/// Too many games.
 pub fn read_games(text: &str, default: Variant) -> Result<Vec<LoadedGame>> {
-    let games = kroon_match::openings::read_pdn(text)?;
-    if games.len() > MAX_GAMES {
+    let file = kroon_rules::pdn::read_pdn(text, default);
+    if file.games.len() + file.skipped.len() > MAX_GAMES {
         anyhow::bail!("more than {MAX_GAMES} games");
     }
-    Ok(games
-        .into_iter()
-        .map(|g| {
-            let v = tagged_variant(&g.tags).unwrap_or(default);
-            match g.opening(v, None) {
-                Ok(o) => {
-                    let mut pos = o.start;
-                    let moves = o
-                        .moves
-                        .iter()
-                        .map(|mv| {
-                            let id = notation::hub(mv, v);
-                            pos = pos.play(mv);
-                            id
-                        })
-                        .collect();
-                    LoadedGame {
-                        tags: g.tags,
-                        variant: v.hub_name(),
-                        fen: write_fen(&o.start),
-                        moves,
-                        error: None,
-                    }
-                }
-                Err(e) => LoadedGame {
-                    tags: g.tags,
-                    variant: v.hub_name(),
-                    fen: write_fen(&Position::initial(v)),
-                    moves: Vec::new(),
-                    error: Some(format!("{e:#}")),
-                },
-            }
-        })
-        .collect())
+    // The games read fill the places in the file that no skipped game holds.
+    let skipped: std::collections::BTreeSet<usize> =
+        file.skipped.iter().map(|s| s.number).collect();
+    let mut places = (1..).filter(|n| !skipped.contains(n));
+    let mut out: Vec<(usize, LoadedGame)> = Vec::new();
+    for g in file.games {
+        let k = places.next().unwrap_or(usize::MAX);
+        let v = g.start.variant();
+        let moves = g.moves().iter().map(|mv| notation::hub(mv, v)).collect();
+        out.push((
+            k,
+            LoadedGame {
+                variant: v.hub_name(),
+                fen: write_fen(&g.start),
+                moves,
+                error: None,
+                tags: g.tags,
+            },
+        ));
+    }
+    for s in file.skipped {
+        out.push((
+            s.number,
+            LoadedGame {
+                tags: vec![("Game".into(), s.name.clone())],
+                variant: default.hub_name(),
+                fen: write_fen(&Position::initial(default)),
+                moves: Vec::new(),
+                error: Some(s.to_string()),
+            },
+        ));
+    }
+    out.sort_by_key(|(k, _)| *k);
+    Ok(out.into_iter().map(|(_, g)| g).collect())
 }
 
 /// A game to write as PDN, with the players' names.
@@ -116,20 +92,18 @@ impl WriteSpec {
         let game = self.game.game(usize::MAX)?;
         let res = game.outcome().map_or("*", result);
         let name = |n: &Option<String>| n.clone().unwrap_or_else(|| "?".into());
-        Ok(write_pdn(&PdnGame {
-            head: vec![
-                ("Event", "Kroon web board".into()),
-                ("White", name(&self.white)),
-                ("Black", name(&self.black)),
-                ("Result", res.into()),
-            ],
-            tail: Vec::new(),
-            start: *game.start(),
-            moves: game.moves(),
-            comments: Vec::new(),
-            last: None,
-            result: res,
-        }))
+        let tags = vec![
+            ("Event".to_string(), "Kroon web board".to_string()),
+            ("White".into(), name(&self.white)),
+            ("Black".into(), name(&self.black)),
+            ("Result".into(), res.into()),
+        ];
+        Ok(write_pdn(&PdnGame::new(
+            tags,
+            *game.start(),
+            game.moves(),
+            res,
+        )))
     }
 }
 

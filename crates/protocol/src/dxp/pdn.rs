@@ -13,25 +13,24 @@ pub fn write_game(rec: &GameRecord) -> String {
         0 => seconds.to_string(),
         moves => format!("{moves}/{seconds}"),
     };
-    write_pdn(&PdnGame {
-        head: vec![
-            ("Event", "DXP match".to_owned()),
-            ("Date", rec.date.clone()),
-            ("Round", rec.number.to_string()),
-            ("White", rec.white.clone()),
-            ("Black", rec.black.clone()),
-            ("Result", pdn_result(rec.result).to_owned()),
-        ],
-        tail: vec![
-            ("TimeControl", control),
-            ("Termination", rec.termination.clone()),
-        ],
-        start: rec.start,
-        moves: &rec.moves,
-        comments: Vec::new(),
-        last: Some(rec.termination.clone()),
-        result: pdn_result(rec.result),
-    })
+    let tags = [
+        ("Event", "DXP match".to_owned()),
+        ("Date", rec.date.clone()),
+        ("Round", rec.number.to_string()),
+        ("White", rec.white.clone()),
+        ("Black", rec.black.clone()),
+        ("Result", pdn_result(rec.result).to_owned()),
+        ("TimeControl", control),
+        ("Termination", rec.termination.clone()),
+    ];
+    let mut game = PdnGame::new(
+        tags.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        rec.start,
+        &rec.moves,
+        pdn_result(rec.result),
+    );
+    game.comment_last(rec.termination.clone());
+    write_pdn(&game)
 }
 
 #[cfg(test)]

@@ -125,6 +125,10 @@ pub struct Settings {
     pub eval: EvalKind,
     /// Directory of the endgame tables (`egdb-path`); empty for none.
     pub egdb_path: String,
+    /// Best lines per iteration, within [`Settings::MULTIPV`]: a Kroon extension, not declared
+    /// by `param` (GUIs that do not know it never send it). Above 1, each `info` line carries
+    /// `multipv=K` and one line.
+    pub multipv: usize,
 }
 
 impl Default for Settings {
@@ -136,6 +140,7 @@ impl Default for Settings {
             ponder: false,
             eval: EvalKind::Learned,
             egdb_path: String::new(),
+            multipv: 1,
         }
     }
 }
@@ -145,6 +150,8 @@ impl Settings {
     pub const THREADS: (usize, usize) = (1, 64);
     /// The `hash` range (MiB) declared to the GUI.
     pub const HASH: (usize, usize) = (1, 65_536);
+    /// The `multipv` range.
+    pub const MULTIPV: (usize, usize) = (1, 64);
 
     /// The same settings with `threads` and `hash` brought into their declared ranges.
     #[must_use]
@@ -230,6 +237,7 @@ impl Settings {
             }
             "hash" => self.hash = whole_in(name, value, Self::HASH)?,
             "egdb-path" => value.clone_into(&mut self.egdb_path),
+            "multipv" => self.multipv = whole_in(name, value, Self::MULTIPV)?,
             "ponder" => {
                 self.ponder = match value.to_ascii_lowercase().as_str() {
                     "true" | "1" | "yes" | "on" => true,
@@ -470,6 +478,7 @@ impl Session {
             hash,
             eval,
             variant,
+            multipv,
             ..
         } = self.settings;
         let weights = self.learned.iter().find(|w| w.variant() == variant);
@@ -494,6 +503,7 @@ impl Session {
             };
             engine.set_tables(tables);
         }
+        engine.set_multipv(multipv);
         engine
     }
 
@@ -547,8 +557,9 @@ impl Session {
             ponder: mode == GoMode::Ponder,
         };
         let out = Arc::clone(&self.out);
+        let numbered = self.settings.multipv > 1;
         self.ready_engine().go(req, move |event| match event {
-            Event::Iteration(info) => out.line(&info_line(&info, root.variant())),
+            Event::Iteration(info) => out.line(&info_line(&info, root.variant(), numbered)),
             Event::Done(result) => out.line(&done(&result, &root).to_string()),
         });
         self.mode = Some(mode);
@@ -613,8 +624,9 @@ fn pv_text(pv: &[Move], variant: Variant) -> String {
         .join(" ")
 }
 
-/// `info depth=.. seldepth=.. score=.. nodes=.. time=.. nps=.. pv=".."`.
-fn info_line(info: &kroon_search::Info, variant: Variant) -> String {
+/// `info depth=.. seldepth=.. score=.. nodes=.. time=.. nps=.. pv=".."`, with `multipv=K` after
+/// the depths when `numbered` (a multi-PV search).
+fn info_line(info: &kroon_search::Info, variant: Variant, numbered: bool) -> String {
     let secs = info.elapsed.as_secs_f64();
     let pv = pv_text(&info.pv, variant);
     // The codec formats every key it knows; depth and seldepth go first by hand, since the
@@ -630,7 +642,15 @@ fn info_line(info: &kroon_search::Info, variant: Variant) -> String {
     })
     .to_string();
     let rest = rest.strip_prefix("info").unwrap_or(&rest);
-    format!("info depth={} seldepth={}{rest}", info.depth, info.seldepth)
+    let line = if numbered {
+        format!(" multipv={}", info.multipv)
+    } else {
+        String::new()
+    };
+    format!(
+        "info depth={} seldepth={}{line}{rest}",
+        info.depth, info.seldepth
+    )
 }
 
 /// `done move=.. ponder=..` for a finished search from `root`. The move is checked against the
@@ -777,6 +797,7 @@ mod tests {
                 "set-param name=book value=false",
                 "set-param name=eval value=hand",
                 "set-param name=egdb-path value=\"/data/my tables\"",
+                "set-param name=multipv value=3",
             ],
         );
         silent(&rx);
@@ -789,6 +810,7 @@ mod tests {
                 ponder: true,
                 eval: EvalKind::Hand,
                 egdb_path: "/data/my tables".into(),
+                multipv: 3,
             }
         );
         for bad in [
@@ -798,6 +820,7 @@ mod tests {
             "set-param name=ponder value=maybe",
             "set-param name=variant value=chess",
             "set-param name=eval value=neural",
+            "set-param name=multipv value=0",
         ] {
             feed(&mut s, &[bad]);
             assert!(next(&rx).starts_with("error message="), "{bad}");
