@@ -23,7 +23,7 @@ enum Input {
 ///
 /// # Errors
 /// Only for settings in the configuration that Hub cannot declare (an unknown variant or
-/// evaluation), or a weights file that is refused.
+/// evaluation), or a weights or book file that is refused.
 pub fn run(config: &Config) -> Result<()> {
     let variant: Variant = config
         .engine
@@ -36,6 +36,8 @@ pub fn run(config: &Config) -> Result<()> {
         hash: config.engine.hash,
         ponder: config.engine.ponder,
         eval: crate::evaluation::kind(config, None)?,
+        book: config.book.enabled,
+        book_margin: config.book.margin,
     };
     let clamped = settings.clone().clamped();
     if clamped != settings {
@@ -50,6 +52,10 @@ pub fn run(config: &Config) -> Result<()> {
     let out = Arc::new(WriterSink::new(std::io::stdout()));
     let mut session = Session::new(Identity::kroon(env!("CARGO_PKG_VERSION")), clamped, out)
         .with_learned_weights(crate::evaluation::learned_weights(config, None)?);
+    // The book of the settings' variant; `book=false` (or the setting) only turns it off.
+    if let Some(book) = crate::book_main::load(config, None, variant)? {
+        session = session.with_book(Arc::new(book));
+    }
 
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()
