@@ -28,6 +28,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("weights", weights),
     ("records", records),
     ("openings", openings),
+    ("book", book),
 ];
 
 /// The target called `name`.
@@ -256,6 +257,21 @@ pub fn weights(data: &[u8]) {
     }
 }
 
+/// A book file image: one that loads writes back to the same bytes, and its moves for the
+/// initial position (whose key it may hold) are legal there.
+pub fn book(data: &[u8]) {
+    if let Ok(b) = kroon_book::Book::from_bytes(data) {
+        assert!(
+            b.to_bytes() == data,
+            "a book read from {} bytes writes back others",
+            data.len()
+        );
+        let start = Position::initial(b.variant());
+        let legal = start.legal_moves();
+        assert!(b.moves(&start).iter().all(|(mv, _)| legal.contains(mv)));
+    }
+}
+
 /// A self-play records file: the header, then 32-byte records; a record that reads writes back
 /// to the same bytes, and gives a position that can be searched from (its moves generate).
 pub fn records(data: &[u8]) {
@@ -418,6 +434,14 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             "[engine]\nvariant = \"russian\"\nhash = 16\nponder = false\n[dxp]\nlisten = \"127.0.0.1:27531\"\nname = \"Kroon\"\n",
             "[eval]\nkind = \"hand\"\nfile = \"\"\n[log]\nlevel = \"debug\"\nfile = \"kroon.log\"\n",
         ]),
+        "book" => {
+            let book = kroon_book::Book::embedded(Variant::International)
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            let mut cut = book.clone();
+            cut.truncate(200);
+            vec![book, cut]
+        }
         "weights" => {
             let mut cut = WEIGHTS.to_vec();
             cut.truncate(64);

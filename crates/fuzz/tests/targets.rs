@@ -105,8 +105,8 @@ fn exercise(name: &str) {
     for input in seeds.iter().chain(&regressions(name)) {
         run(input);
     }
-    // Weights images are 210 kB; fewer of them keep the test quick.
-    let count = if name == "weights" {
+    // Weights images are 210 kB and the book 36 kB; fewer of them keep the test quick.
+    let count = if name == "weights" || name == "book" {
         MUTATIONS / 20
     } else {
         MUTATIONS
@@ -130,7 +130,7 @@ fn every_target_has_a_harness_binary_and_a_test() {
             "fuzz/fuzz_targets/{name}.rs"
         );
     }
-    assert_eq!(TARGETS.len(), 9, "a new target needs its test below");
+    assert_eq!(TARGETS.len(), 10, "a new target needs its test below");
 }
 
 /// The seeds are meant to be accepted by their readers, so that mutations start from valid input;
@@ -158,6 +158,7 @@ fn seeds_are_mostly_valid_input() {
         assert!(kroon::config::Config::parse(&text).is_ok(), "{text:?}");
     }
     assert!(kroon_search::Weights::from_bytes(&seeds("weights")[0]).is_ok());
+    assert!(kroon_book::Book::from_bytes(&seeds("book")[0]).is_ok());
     for file in seeds("openings") {
         let v = kroon_rules::Variant::ALL[usize::from(file[0])];
         let text = String::from_utf8_lossy(&file[1..]);
@@ -211,4 +212,9 @@ fn records() {
 #[test]
 fn openings() {
     exercise("openings");
+}
+
+#[test]
+fn book() {
+    exercise("book");
 }
