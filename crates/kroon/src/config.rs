@@ -137,7 +137,7 @@ mod tests {
         assert_eq!(c.dxp.listen, "127.0.0.1:27531");
         assert_eq!(c.eval.kind, "learned");
         assert!(c.eval.file.is_empty());
-        assert!(c.book.enabled);
+        assert!(!c.book.enabled);
         assert_eq!(c.book.margin, 4);
     }
 

@@ -142,7 +142,7 @@ impl Default for Settings {
             hash: 64,
             ponder: false,
             eval: EvalKind::Learned,
-            book: true,
+            book: false,
             book_margin: 4,
         }
     }
@@ -768,7 +768,7 @@ mod tests {
             lines[5],
             r#"param name=eval value=learned type=enum values="learned hand""#
         );
-        assert_eq!(lines[6], "param name=book value=true type=bool");
+        assert_eq!(lines[6], "param name=book value=false type=bool");
         assert_eq!(
             lines[7],
             "param name=book-margin value=4 type=int min=0 max=100"
@@ -788,7 +788,7 @@ mod tests {
                 "set-param name=hash value=8",
                 "set-param name=ponder value=true",
                 "set-param name=variant value=killer",
-                "set-param name=book value=false",
+                "set-param name=book value=true",
                 "set-param name=book-margin value=20",
                 "set-param name=eval value=hand",
             ],
@@ -802,7 +802,7 @@ mod tests {
                 hash: 8,
                 ponder: true,
                 eval: EvalKind::Hand,
-                book: false,
+                book: true,
                 book_margin: 20,
             }
         );
@@ -930,7 +930,12 @@ mod tests {
         let book_move = notation::hub(start.legal_moves().iter().last().unwrap(), start.variant());
         feed(
             &mut s,
-            &["init", &format!("pos pos={START}"), "level depth=2"],
+            &[
+                "set-param name=book value=true",
+                "init",
+                &format!("pos pos={START}"),
+                "level depth=2",
+            ],
         );
         assert_eq!(next(&rx), "ready");
         feed(&mut s, &["go think"]);
