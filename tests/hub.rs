@@ -57,9 +57,17 @@ impl Hub {
 
     /// A started engine past `hub` and `init`.
     fn ready() -> Hub {
+        Hub::ready_with(&[])
+    }
+
+    /// A started engine past `hub`, then `set-param` of each `(name, value)`, then `init`.
+    fn ready_with(params: &[(&str, &str)]) -> Hub {
         let mut hub = Hub::start();
         hub.send("hub");
         hub.until("wait", LONG);
+        for (name, value) in params {
+            hub.send(&format!("set-param name={name} value={value}"));
+        }
         hub.send("init");
         hub.expect_line("ready");
         hub
@@ -305,12 +313,7 @@ fn handshake_declares_parameters_and_takes_settings() {
 
 #[test]
 fn variant_parameter_changes_the_rules() {
-    let mut hub = Hub::start();
-    hub.send("hub");
-    hub.until("wait", LONG);
-    hub.send("set-param name=variant value=killer");
-    hub.send("init");
-    hub.expect_line("ready");
+    let mut hub = Hub::ready_with(&[("variant", "killer")]);
     let (lines, _) = hub.search(START, "depth=3", "think");
     check_done(
         lines.last().unwrap(),
@@ -349,13 +352,7 @@ fn depth_level_stops_at_that_depth_and_streams_info() {
 
 #[test]
 fn book_parameter_plays_the_embedded_book() {
-    let mut hub = Hub::start();
-    hub.send("hub");
-    hub.until("wait", LONG);
-    hub.send("set-param name=book value=true");
-    hub.send("set-param name=book-margin value=0");
-    hub.send("init");
-    hub.expect_line("ready");
+    let mut hub = Hub::ready_with(&[("book", "true"), ("book-margin", "0")]);
     let book = kroon_book::Book::embedded(Variant::International).unwrap();
     let (best, _) = book.moves(&start())[0];
     let (lines, _) = hub.search(START, "depth=6", "think");
