@@ -58,7 +58,7 @@ pub struct Engine {
     hash_mib: usize,
     running: Mutex<Option<Running>>,
     /// The book is played here rather than in each protocol's session, so that Hub, DXP and any
-    /// other caller of `go` play from it alike, and a book move costs no search thread.
+    /// other caller of `go` play from it alike, each session only saying which book and margin.
     book: Option<Arc<BookPlay>>,
 }
 
