@@ -12,7 +12,8 @@
 #   -N  nodes per move instead of a move time: the games do not depend on the machine's load, so
 #       several tests can run at once; a game repeats exactly, so the openings are the 640 of
 #       scripts/openings/ab-openings.txt (1280 distinct games).
-#   -a  a Hub option for A only, as `option.NAME=VALUE` (repeatable)
+#   -a  a Hub option for A only, as `option.NAME=VALUE` (repeatable). Both play without the
+#       opening book unless -a option.book=true turns it on for A.
 #   anything after -- goes to `kroon match` and overrides the defaults below, e.g.
 #   -- --sprt "elo0=-10 elo1=10", or -- --adjudicate-score 99 to play won endings out.
 # Games are adjudicated (both engines agree on +-3 men for 6 plies, or on a draw for 20 plies after
@@ -75,8 +76,8 @@ else
 fi
 mkdir -p target
 "$work/bin/kroon-a" match \
-    --engine name=Kroon cmd="$work/bin/kroon-a hub" option.threads=1 option.hash=64 "${a_options[@]}" \
-    --engine name="$name" cmd="$work/bin/kroon-b hub" option.threads=1 option.hash=64 \
+    --engine name=Kroon cmd="$work/bin/kroon-a hub" option.threads=1 option.hash=64 option.book=false "${a_options[@]}" \
+    --engine name="$name" cmd="$work/bin/kroon-b hub" option.threads=1 option.hash=64 option.book=false \
     --games "$games" "${limit[@]}" --concurrency "$concurrency" \
     --adjudicate-score 3 --adjudicate-draw 0.1 \
     --pdn "target/ab-$name.pdn" --results-json "target/ab-$name.json" "$@"

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fen move_text hub_line dxp_frames dxp_message settings weights records openings egdb_slice pdn)
+[[ ${#targets[@]} -gt 0 ]] || targets=(fen move_text hub_line dxp_frames dxp_message settings weights records openings egdb_slice pdn book)
 
 command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz --version 0.13.2
 root=$(pwd)
@@ -26,9 +26,10 @@ bin=$root/fuzz/target/$(rustc -vV | sed -n 's/^host: //p')/release
 printf '%-12s %12s %8s %10s %8s\n' target inputs seconds inputs/s corpus
 failed=0
 for t in "${targets[@]}"; do
-    # Weights images are 210 kB; every other input is a line or a small file.
+    # Weights images are 210 kB, the book 36 kB; every other input is a line or a small file.
     max_len=4096
     [[ $t == weights ]] && max_len=262144
+    [[ $t == book ]] && max_len=65536
     log=$root/target/fuzz-$t.log
     mkdir -p "fuzz/artifacts/$t"
     start=$(date +%s.%N)

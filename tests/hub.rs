@@ -57,9 +57,17 @@ impl Hub {
 
     /// A started engine past `hub` and `init`.
     fn ready() -> Hub {
+        Hub::ready_with(&[])
+    }
+
+    /// A started engine past `hub`, then `set-param` of each `(name, value)`, then `init`.
+    fn ready_with(params: &[(&str, &str)]) -> Hub {
         let mut hub = Hub::start();
         hub.send("hub");
         hub.until("wait", LONG);
+        for (name, value) in params {
+            hub.send(&format!("set-param name={name} value={value}"));
+        }
         hub.send("init");
         hub.expect_line("ready");
         hub
@@ -261,10 +269,12 @@ fn handshake_declares_parameters_and_takes_settings() {
         "param name=hash value=64 type=int min=1 max=65536",
         "param name=ponder value=false type=bool",
         r#"param name=eval value=learned type=enum values="learned hand""#,
+        "param name=book value=false type=bool",
+        "param name=book-margin value=4 type=int min=0 max=100",
     ] {
         assert!(lines.iter().any(|l| l == want), "{want} in {lines:?}");
     }
-    assert_eq!(lines.len(), 7, "{lines:?}");
+    assert_eq!(lines.len(), 9, "{lines:?}");
 
     // Good values and unknown names are taken silently: the next line is the pong.
     for line in [
@@ -303,12 +313,7 @@ fn handshake_declares_parameters_and_takes_settings() {
 
 #[test]
 fn variant_parameter_changes_the_rules() {
-    let mut hub = Hub::start();
-    hub.send("hub");
-    hub.until("wait", LONG);
-    hub.send("set-param name=variant value=killer");
-    hub.send("init");
-    hub.expect_line("ready");
+    let mut hub = Hub::ready_with(&[("variant", "killer")]);
     let (lines, _) = hub.search(START, "depth=3", "think");
     check_done(
         lines.last().unwrap(),
@@ -343,6 +348,19 @@ fn depth_level_stops_at_that_depth_and_streams_info() {
     assert_eq!(notation::hub(&mv, Variant::International), "28x19x23");
     // The PV is in long notation too.
     assert!(infos[0].pv.as_deref().unwrap().starts_with("28x19x23"));
+}
+
+#[test]
+fn book_parameter_plays_the_embedded_book() {
+    let mut hub = Hub::ready_with(&[("book", "true"), ("book-margin", "0")]);
+    let book = kroon_book::Book::embedded(Variant::International).unwrap();
+    let (best, _) = book.moves(&start())[0];
+    let (lines, _) = hub.search(START, "depth=6", "think");
+    assert_eq!(lines.len(), 1, "a book move, no search: {lines:?}");
+    assert_eq!(check_done(&lines[0], &start(), true), Some(best));
+    // Out of book (a black man short), a search.
+    let (lines, _) = hub.search("W:W31-50:B1-19", "depth=3", "think");
+    assert!(lines[0].starts_with("info "), "{lines:?}");
 }
 
 #[test]

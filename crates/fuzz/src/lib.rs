@@ -30,6 +30,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("openings", openings),
     ("egdb_slice", egdb_slice),
     ("pdn", pdn),
+    ("book", book),
 ];
 
 /// The target called `name`.
@@ -280,6 +281,21 @@ pub fn egdb_slice(data: &[u8]) {
     assert_eq!(again.codes().expect("written blocks read"), codes);
 }
 
+/// A book file image: one that loads writes back to the same bytes, and its moves for the
+/// initial position (whose key it may hold) are legal there.
+pub fn book(data: &[u8]) {
+    if let Ok(b) = kroon_book::Book::from_bytes(data) {
+        assert!(
+            b.to_bytes() == data,
+            "a book read from {} bytes writes back others",
+            data.len()
+        );
+        let start = Position::initial(b.variant());
+        let legal = start.legal_moves();
+        assert!(b.moves(&start).iter().all(|(mv, _)| legal.contains(mv)));
+    }
+}
+
 /// A self-play records file: the header, then 32-byte records; a record that reads writes back
 /// to the same bytes, and gives a position that can be searched from (its moves generate).
 pub fn records(data: &[u8]) {
@@ -490,6 +506,14 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             let codes: Vec<u8> = (0..n).map(|i| [0, 0, 3, 0, 2][i % 5]).collect();
             let wdl: Vec<u8> = (0..n).map(|i| u8::from(i % 9 == 0)).collect();
             vec![encode(m, &codes, true), encode(m, &wdl, false)]
+        }
+        "book" => {
+            let book = kroon_book::Book::embedded(Variant::International)
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            let mut cut = book.clone();
+            cut.truncate(200);
+            vec![book, cut]
         }
         "weights" => {
             let mut cut = WEIGHTS.to_vec();

@@ -105,8 +105,8 @@ fn exercise(name: &str) {
     for input in seeds.iter().chain(&regressions(name)) {
         run(input);
     }
-    // Weights images are 210 kB; fewer of them keep the test quick.
-    let count = if name == "weights" {
+    // Weights images are 210 kB and the book 36 kB; fewer of them keep the test quick.
+    let count = if name == "weights" || name == "book" {
         MUTATIONS / 20
     } else {
         MUTATIONS
@@ -130,7 +130,7 @@ fn every_target_has_a_harness_binary_and_a_test() {
             "fuzz/fuzz_targets/{name}.rs"
         );
     }
-    assert_eq!(TARGETS.len(), 11, "a new target needs its test below");
+    assert_eq!(TARGETS.len(), 12, "a new target needs its test below");
 }
 
 /// The seeds are meant to be accepted by their readers, so that mutations start from valid input;
@@ -163,6 +163,7 @@ fn seeds_are_mostly_valid_input() {
         let read = kroon_rules::read_pdn(&text, kroon_rules::Variant::International);
         assert!(read.games.len() >= 2, "{text:?}");
     }
+    assert!(kroon_book::Book::from_bytes(&seeds("book")[0]).is_ok());
     for file in seeds("openings") {
         let v = kroon_rules::Variant::ALL[usize::from(file[0])];
         let text = String::from_utf8_lossy(&file[1..]);
@@ -226,4 +227,9 @@ fn egdb_slice() {
 #[test]
 fn pdn() {
     exercise("pdn");
+}
+
+#[test]
+fn book() {
+    exercise("book");
 }

@@ -24,6 +24,8 @@ pub struct Config {
     pub dxp: DxpConfig,
     /// Evaluation.
     pub eval: EvalConfig,
+    /// Opening book.
+    pub book: BookConfig,
     /// Logging.
     pub log: LogConfig,
     /// Endgame tables.
@@ -74,6 +76,19 @@ pub struct EvalConfig {
     /// `learned` or `hand`.
     pub kind: String,
     /// A weights file to play with instead of the embedded weights; empty for none.
+    pub file: String,
+}
+
+/// Opening book settings.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BookConfig {
+    /// Play from the book in `hub`, `dxp` and `match`.
+    pub enabled: bool,
+    /// Pick at random among the book moves within this many centi-men of the best.
+    pub margin: i32,
+    /// A book file written by `kroon book build`, used instead of the embedded book; empty for
+    /// none.
     pub file: String,
 }
 
@@ -147,6 +162,8 @@ mod tests {
         assert_eq!(c.dxp.listen, "127.0.0.1:27531");
         assert_eq!(c.eval.kind, "learned");
         assert!(c.eval.file.is_empty());
+        assert!(!c.book.enabled);
+        assert_eq!(c.book.margin, 4);
     }
 
     #[test]

@@ -245,6 +245,7 @@ pub fn run(args: DxpArgs, config: &Config) -> Result<()> {
     let mut engine = Engine::new(threads, hash);
     engine.set_eval(crate::evaluation::for_variant(config, None, None, variant)?);
     engine.set_tables(crate::egdb_main::for_search(config, args.egdb.as_deref())?);
+    engine.set_book(crate::book_main::play(config, variant)?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -23,7 +23,7 @@ enum Input {
 ///
 /// # Errors
 /// Only for settings in the configuration that Hub cannot declare (an unknown variant or
-/// evaluation), or a weights file that is refused.
+/// evaluation), or a weights or book file that is refused.
 pub fn run(config: &Config, egdb: Option<&std::path::Path>) -> Result<()> {
     let variant: Variant = config
         .engine
@@ -44,6 +44,8 @@ pub fn run(config: &Config, egdb: Option<&std::path::Path>) -> Result<()> {
             .map(|d| d.display().to_string())
             .unwrap_or_default(),
         multipv: 1,
+        book: config.book.enabled,
+        book_margin: config.book.margin,
     };
     let clamped = settings.clone().clamped();
     if clamped != settings {
@@ -62,6 +64,10 @@ pub fn run(config: &Config, egdb: Option<&std::path::Path>) -> Result<()> {
             crate::egdb_main::open_for_search(std::path::Path::new(dir))?
                 .ok_or_else(|| format!("no endgame tables in {dir}"))
         }));
+    // The book of the settings' variant; `book=false` (or the setting) only turns it off.
+    if let Some(book) = crate::book_main::load(config, None, variant)? {
+        session = session.with_book(Arc::new(book));
+    }
 
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()

@@ -13,6 +13,7 @@ mod analyse;
 mod annotate;
 mod bench;
 mod board;
+mod book_main;
 mod chinese;
 mod dxp_main;
 mod egdb_main;
@@ -197,6 +198,9 @@ enum Command {
         #[command(flatten)]
         eval: EvalArgs,
     },
+    /// Build or probe an opening book.
+    #[command(subcommand)]
+    Book(book_main::BookCommand),
     /// Play Kroon against itself and write every position with its result, for `kroon train`.
     Selfplay(learn_main::SelfplayArgs),
     /// Fit the pattern evaluation's weights to self-play positions.
@@ -450,6 +454,7 @@ fn run() -> Result<()> {
                 .parse()?;
             bench::run(depth, v, &eval.resolve(&config, v)?)?;
         }
+        Command::Book(cmd) => book_main::run(cmd, &config)?,
         Command::Selfplay(args) => learn_main::selfplay(args, &config)?,
         Command::Train(args) => learn_main::train(args)?,
         Command::Hub { egdb } => hub_main::run(&config, egdb.as_deref())?,

@@ -1,6 +1,7 @@
 //! `Engine`: owns the table and the threads, runs searches in the background, and reports typed
 //! events; it knows nothing of any protocol.
 
+use crate::book::BookPlay;
 use crate::eval::Eval;
 use crate::smp::{self, Shared};
 use crate::tables::EndgameTables;
@@ -58,6 +59,9 @@ pub struct Engine {
     hash_mib: usize,
     multipv: usize,
     running: Mutex<Option<Running>>,
+    /// The book is played here rather than in each protocol's session, so that Hub, DXP and any
+    /// other caller of `go` play from it alike, each session only saying which book and margin.
+    book: Option<Arc<BookPlay>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -87,6 +91,7 @@ impl Engine {
             hash_mib,
             multipv: 1,
             running: Mutex::new(None),
+            book: None,
         }
     }
 
@@ -149,6 +154,28 @@ impl Engine {
         &self.eval
     }
 
+    /// Plays from `book` (none: always search). Timed, depth and node searches from a book
+    /// position answer with a book move at once; analysis (`Infinite`) and pondering search.
+    pub fn set_book(&mut self, book: Option<BookPlay>) {
+        self.wait();
+        self.book = book.map(Arc::new);
+    }
+
+    /// The book's answer to `req`, if it has one and the request is one to answer from the book.
+    fn book_move(&self, req: &SearchRequest) -> Option<SearchResult> {
+        let book = self.book.as_ref()?;
+        if req.ponder || matches!(req.limits, Limits::Infinite) {
+            return None;
+        }
+        let (mv, score) = book.pick(req.game.position())?;
+        Some(SearchResult {
+            best: Some(mv),
+            score,
+            pv: vec![mv],
+            ..SearchResult::default()
+        })
+    }
+
     /// Forgets everything learnt (a new game).
     pub fn new_game(&mut self) {
         self.wait();
@@ -169,14 +196,16 @@ impl Engine {
         let eval = Arc::clone(&self.eval);
         let threads = self.threads;
         let thread_clock = Arc::clone(&clock);
+        let book = self.book_move(&req);
         let handle = std::thread::Builder::new()
             .name("search-main".into())
             .stack_size(16 << 20)
             .spawn(move || {
-                let result =
+                let result = book.unwrap_or_else(|| {
                     search_blocking(&shared, &eval, &req, threads, &thread_clock, &|info| {
                         on_event(Event::Iteration(info));
-                    });
+                    })
+                });
                 on_event(Event::Done(result.clone()));
                 result
             })
@@ -214,6 +243,9 @@ impl Engine {
     /// Runs a search to the end on the calling thread.
     pub fn search(&self, req: &SearchRequest, on_info: &dyn Fn(Info)) -> SearchResult {
         self.wait();
+        if let Some(result) = self.book_move(req) {
+            return result;
+        }
         self.shared.stop.store(false, Ordering::Relaxed);
         self.shared.multipv.store(self.multipv, Ordering::Relaxed);
         let clock = TimeManager::new(&req.limits, req.ponder);

@@ -2,6 +2,7 @@
 //! SMP threads and time management. It takes a game, limits and a callback, and knows no protocol.
 #![forbid(unsafe_code)]
 
+pub mod book;
 pub mod engine;
 pub mod eval;
 pub mod score;
@@ -11,6 +12,7 @@ pub mod time;
 pub mod tt;
 pub mod worker;
 
+pub use book::{BookPlay, BookProbe};
 pub use engine::{Engine, Event, SearchRequest};
 pub use eval::{Eval, EvalKind, Weights, WeightsError};
 pub use tables::{EndgameTables, TableProbe, TableValue};

@@ -26,6 +26,10 @@
 //! - `set-param` is taken at any time; `threads`, `hash` and `egdb-path` (a directory of Kroon's
 //!   endgame tables, an extension; empty for none) take effect at the next `init` or `go`.
 //!   Unknown parameters and commands are ignored (logged at debug level, never on stdout).
+//! - `book` and `book-margin` (Scan's parameters) choose whether the engine plays from the book
+//!   the session was given and within what margin of the best book move (centi-men) it picks.
+//!   The engine answers a book position with the book move at once, no `info` line; `go analyze`
+//!   and `go ponder` always search.
 //! - `info` carries `depth`, `seldepth` (an extra key, which Hub allows; the codec has no field for
 //!   it), `score` in men, `nodes`, `time`, `nps` in millions and the PV in long Hub notation.
 
@@ -35,7 +39,8 @@ use std::time::Duration;
 
 use kroon_rules::{notation, parse_fen, parse_hub, parse_hub_move, Game, Move, Position, Variant};
 use kroon_search::{
-    score, EndgameTables, Engine, EvalKind, Event, Limits, SearchRequest, SearchResult, Weights,
+    score, BookPlay, BookProbe, EndgameTables, Engine, EvalKind, Event, Limits, SearchRequest,
+    SearchResult, Weights,
 };
 
 use super::codec::{parse, GoMode, HubCommand, HubError, HubReply, Info, Level, ParamKind};
@@ -129,6 +134,11 @@ pub struct Settings {
     /// by `param` (GUIs that do not know it never send it). Above 1, each `info` line carries
     /// `multipv=K` and one line.
     pub multipv: usize,
+    /// Play from the book (when the session has one for the variant).
+    pub book: bool,
+    /// Pick among the book moves within this many centi-men of the best, within
+    /// [`Settings::BOOK_MARGIN`].
+    pub book_margin: i32,
 }
 
 impl Default for Settings {
@@ -141,6 +151,8 @@ impl Default for Settings {
             eval: EvalKind::Learned,
             egdb_path: String::new(),
             multipv: 1,
+            book: false,
+            book_margin: 4,
         }
     }
 }
@@ -152,12 +164,19 @@ impl Settings {
     pub const HASH: (usize, usize) = (1, 65_536);
     /// The `multipv` range.
     pub const MULTIPV: (usize, usize) = (1, 64);
+    /// The `book-margin` range (centi-men).
+    pub const BOOK_MARGIN: (usize, usize) = (0, 100);
 
     /// The same settings with `threads` and `hash` brought into their declared ranges.
     #[must_use]
     pub fn clamped(mut self) -> Settings {
         self.threads = self.threads.clamp(Self::THREADS.0, Self::THREADS.1);
         self.hash = self.hash.clamp(Self::HASH.0, Self::HASH.1);
+        let (low, high) = Self::BOOK_MARGIN;
+        self.book_margin = self.book_margin.clamp(
+            i32::try_from(low).unwrap_or(0),
+            i32::try_from(high).unwrap_or(i32::MAX),
+        );
         self
     }
 
@@ -204,6 +223,16 @@ impl Settings {
                 value: self.egdb_path.clone(),
                 kind: ParamKind::String,
             },
+            HubReply::Param {
+                name: "book".into(),
+                value: self.book.to_string(),
+                kind: ParamKind::Bool,
+            },
+            HubReply::Param {
+                name: "book-margin".into(),
+                value: self.book_margin.to_string(),
+                kind: int(Self::BOOK_MARGIN),
+            },
         ]
     }
 
@@ -238,21 +267,26 @@ impl Settings {
             "hash" => self.hash = whole_in(name, value, Self::HASH)?,
             "egdb-path" => value.clone_into(&mut self.egdb_path),
             "multipv" => self.multipv = whole_in(name, value, Self::MULTIPV)?,
-            "ponder" => {
-                self.ponder = match value.to_ascii_lowercase().as_str() {
-                    "true" | "1" | "yes" | "on" => true,
-                    "false" | "0" | "no" | "off" => false,
-                    _ => {
-                        return Err(format!(
-                            "'ponder' takes true or false, not '{}'",
-                            clip(value)
-                        ))
-                    }
-                }
+            "ponder" => self.ponder = boolean(name, value)?,
+            "book" => self.book = boolean(name, value)?,
+            "book-margin" => {
+                let margin = whole_in(name, value, Self::BOOK_MARGIN)?;
+                self.book_margin = i32::try_from(margin).unwrap_or(0);
             }
             _ => return Ok(false),
         }
         Ok(true)
+    }
+}
+
+fn boolean(name: &str, value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" => Ok(false),
+        _ => Err(format!(
+            "'{name}' takes true or false, not '{}'",
+            clip(value)
+        )),
     }
 }
 
@@ -317,6 +351,8 @@ pub struct Session {
     open_tables: Option<Box<TableOpener>>,
     /// The directory whose tables the engine has now.
     tables_path: String,
+    /// The book `book=true` plays from (it answers only for the variants it has).
+    book: Option<Arc<dyn BookProbe>>,
 }
 
 /// Opens the endgame tables of a directory, or says why it cannot.
@@ -349,6 +385,7 @@ impl Session {
             learned: Vec::new(),
             open_tables: None,
             tables_path: String::new(),
+            book: None,
         }
     }
 
@@ -356,6 +393,13 @@ impl Session {
     #[must_use]
     pub fn with_table_opener(mut self, open: Box<TableOpener>) -> Session {
         self.open_tables = Some(open);
+        self
+    }
+
+    /// Plays from `book` while the `book` parameter is on.
+    #[must_use]
+    pub fn with_book(mut self, book: Arc<dyn BookProbe>) -> Session {
+        self.book = Some(book);
         self
     }
 
@@ -479,9 +523,15 @@ impl Session {
             eval,
             variant,
             multipv,
+            book,
+            book_margin,
             ..
         } = self.settings;
         let weights = self.learned.iter().find(|w| w.variant() == variant);
+        let play = match &self.book {
+            Some(probe) if book => Some(BookPlay::new(Arc::clone(probe), book_margin)),
+            _ => None,
+        };
         let engine = self
             .engine
             .get_or_insert_with(|| Engine::new(threads, hash));
@@ -504,6 +554,7 @@ impl Session {
             engine.set_tables(tables);
         }
         engine.set_multipv(multipv);
+        engine.set_book(play);
         engine
     }
 
@@ -779,7 +830,12 @@ mod tests {
             lines[5],
             r#"param name=eval value=learned type=enum values="learned hand""#
         );
-        assert_eq!(lines.len(), 7);
+        assert_eq!(lines[6], "param name=book value=false type=bool");
+        assert_eq!(
+            lines[7],
+            "param name=book-margin value=4 type=int min=0 max=100"
+        );
+        assert_eq!(lines.len(), 9);
         feed(&mut s, &["init"]);
         assert_eq!(next(&rx), "ready");
     }
@@ -794,7 +850,8 @@ mod tests {
                 "set-param name=hash value=8",
                 "set-param name=ponder value=true",
                 "set-param name=variant value=killer",
-                "set-param name=book value=false",
+                "set-param name=book value=true",
+                "set-param name=book-margin value=20",
                 "set-param name=eval value=hand",
                 "set-param name=egdb-path value=\"/data/my tables\"",
                 "set-param name=multipv value=3",
@@ -811,6 +868,8 @@ mod tests {
                 eval: EvalKind::Hand,
                 egdb_path: "/data/my tables".into(),
                 multipv: 3,
+                book: true,
+                book_margin: 20,
             }
         );
         for bad in [
@@ -821,6 +880,8 @@ mod tests {
             "set-param name=variant value=chess",
             "set-param name=eval value=neural",
             "set-param name=multipv value=0",
+            "set-param name=book value=often",
+            "set-param name=book-margin value=101",
         ] {
             feed(&mut s, &[bad]);
             assert!(next(&rx).starts_with("error message="), "{bad}");
@@ -913,6 +974,55 @@ mod tests {
         let mv = done_move(lines.last().unwrap()).unwrap();
         // After 32-28 19-23 White must capture 28x19x23.
         assert_eq!(mv, "28x19x23");
+    }
+
+    /// A book of one position, the initial one, whose only book move is its last legal move.
+    struct OneLine;
+
+    impl BookProbe for OneLine {
+        fn probe(&self, pos: &Position) -> Vec<(Move, i32)> {
+            let legal = pos.legal_moves();
+            match legal.iter().last() {
+                Some(&mv) if *pos == Position::initial(pos.variant()) => vec![(mv, 12)],
+                _ => Vec::new(),
+            }
+        }
+    }
+
+    #[test]
+    fn plays_the_book_move_when_book_is_on_and_searches_when_off() {
+        let (s, rx) = session();
+        let mut s = s.with_book(Arc::new(OneLine));
+        let start = Position::initial(Variant::International);
+        let book_move = notation::hub(start.legal_moves().iter().last().unwrap(), start.variant());
+        feed(
+            &mut s,
+            &[
+                "set-param name=book value=true",
+                "init",
+                &format!("pos pos={START}"),
+                "level depth=2",
+            ],
+        );
+        assert_eq!(next(&rx), "ready");
+        feed(&mut s, &["go think"]);
+        assert_eq!(until(&rx, "done"), [format!("done move={book_move}")]);
+        // Out of book: a search.
+        feed(
+            &mut s,
+            &[&format!("pos pos={START} moves=\"32-28\""), "go think"],
+        );
+        assert!(next(&rx).starts_with("info depth=1 "));
+        until(&rx, "done");
+        // Analysis searches, in book or not.
+        feed(&mut s, &[&format!("pos pos={START}"), "go analyze"]);
+        assert!(next(&rx).starts_with("info depth=1 "));
+        feed(&mut s, &["stop"]);
+        until(&rx, "done");
+        // Book off: a search.
+        feed(&mut s, &["set-param name=book value=false", "go think"]);
+        let lines = until(&rx, "done");
+        assert!(lines[0].starts_with("info depth=1 "), "{lines:?}");
     }
 
     #[test]
