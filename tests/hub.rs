@@ -269,12 +269,13 @@ fn handshake_declares_parameters_and_takes_settings() {
         "param name=hash value=64 type=int min=1 max=65536",
         "param name=ponder value=false type=bool",
         r#"param name=eval value=learned type=enum values="learned hand""#,
+        r#"param name=egdb-path value="" type=string"#,
         "param name=book value=false type=bool",
         "param name=book-margin value=4 type=int min=0 max=100",
     ] {
         assert!(lines.iter().any(|l| l == want), "{want} in {lines:?}");
     }
-    assert_eq!(lines.len(), 9, "{lines:?}");
+    assert_eq!(lines.len(), 10, "{lines:?}");
 
     // Good values and unknown names are taken silently: the next line is the pong.
     for line in [
