@@ -27,9 +27,15 @@ pub struct LoadedGame {
 /// with its error, so the page can say which one failed.
 ///
 /// # Errors
-/// Too many games.
+/// Too many games, or none that reads.
 pub fn read_games(text: &str, default: Variant) -> Result<Vec<LoadedGame>> {
     let file = kroon_rules::pdn::read_pdn(text, default);
+    // Nothing readable at all is an error for the whole upload, with the first game's reason.
+    if file.games.is_empty() {
+        if let Some(s) = file.skipped.first() {
+            anyhow::bail!("{s}");
+        }
+    }
     if file.games.len() + file.skipped.len() > MAX_GAMES {
         anyhow::bail!("more than {MAX_GAMES} games");
     }
