@@ -830,12 +830,13 @@ mod tests {
             lines[5],
             r#"param name=eval value=learned type=enum values="learned hand""#
         );
-        assert_eq!(lines[6], "param name=book value=false type=bool");
+        assert_eq!(lines[6], r#"param name=egdb-path value="" type=string"#);
+        assert_eq!(lines[7], "param name=book value=false type=bool");
         assert_eq!(
-            lines[7],
+            lines[8],
             "param name=book-margin value=4 type=int min=0 max=100"
         );
-        assert_eq!(lines.len(), 9);
+        assert_eq!(lines.len(), 10);
         feed(&mut s, &["init"]);
         assert_eq!(next(&rx), "ready");
     }
