@@ -20,7 +20,7 @@ use crate::material::Material;
 use crate::store;
 use crate::value::{Value, MAX_DISTANCE};
 use kroon_rules::{movegen, MoveList};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -362,7 +362,6 @@ fn tally(material: Material, codes: &[u8], bytes: u64, time: Duration) -> SliceR
 /// The finished slices in memory, by material, for looking conversions up.
 #[derive(Default)]
 struct Known {
-    slices: HashMap<Material, usize>,
     tables: Vec<Option<(Layout, Codes)>>,
 }
 
@@ -377,18 +376,16 @@ fn slot(m: Material) -> Option<usize> {
 impl Known {
     fn new() -> Known {
         Known {
-            slices: HashMap::new(),
             tables: (0..4096).map(|_| None).collect(),
         }
     }
 
     fn contains(&self, m: Material) -> bool {
-        self.slices.contains_key(&m)
+        slot(m).is_some_and(|k| self.tables[k].is_some())
     }
 
     fn insert(&mut self, m: Material, codes: Codes) {
         if let Some(k) = slot(m) {
-            self.slices.insert(m, k);
             self.tables[k] = Some((Layout::new(m), codes));
         }
     }

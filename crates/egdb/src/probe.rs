@@ -156,10 +156,10 @@ impl Tables {
         if !self.slices.contains_key(&b.material()) && b.material().is_stored() {
             return None;
         }
-        let moves = pos.legal_moves();
-        if !moves.iter().next().is_some_and(|m| m.is_capture()) {
+        if !kroon_rules::has_capture(pos) {
             return self.lookup(&b);
         }
+        let moves = pos.legal_moves();
         let mut best = Value::Loss(1);
         for mv in moves.iter() {
             match self.probe(&pos.play(mv))?.value {

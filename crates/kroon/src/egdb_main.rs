@@ -113,8 +113,9 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
             let dir = table_dir(config, dir.as_deref())?;
             let tables = open(&dir)?;
             say!("directory {}", dir.display())?;
+            let slices = tables.slices();
             let mut total = 0;
-            for (slice, numbers) in tables.slices() {
+            for (slice, numbers) in &slices {
                 say!(
                     "{:<10} {:>12} positions {:>12} bytes",
                     slice.material().to_string(),
@@ -125,7 +126,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
             }
             say!(
                 "slices {} bytes {total} complete to {} pieces",
-                tables.slices().len(),
+                slices.len(),
                 tables.complete_pieces()
             )?;
             for p in tables.problems() {
