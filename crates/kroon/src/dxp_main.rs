@@ -201,10 +201,7 @@ fn append_pdn(path: &PathBuf, rec: &GameRecord) -> std::io::Result<()> {
 
 pub fn run(args: DxpArgs, config: &Config) -> Result<()> {
     let variant: Variant = config.engine.variant.parse()?;
-    let threads = args.threads.unwrap_or(config.engine.threads);
-    if threads == 0 {
-        bail!("--threads must be at least 1");
-    }
+    let threads = crate::search_threads(args.threads, config)?;
     let hash = args.hash.unwrap_or(config.engine.hash);
     let name = args.name.unwrap_or_else(|| config.dxp.name.clone());
     if name.is_empty() || name.len() > kroon_protocol::dxp::NAME_WIDTH || !name.is_ascii() {

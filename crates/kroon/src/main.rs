@@ -286,7 +286,7 @@ fn search_limits(time: Option<f64>, nodes: Option<u64>, default: f64) -> Result<
 }
 
 /// `--threads T`, or the settings' count.
-fn search_threads(threads: Option<usize>, config: &config::Config) -> Result<usize> {
+pub(crate) fn search_threads(threads: Option<usize>, config: &config::Config) -> Result<usize> {
     let threads = threads.unwrap_or(config.engine.threads);
     if threads == 0 {
         bail!("--threads must be at least 1");
@@ -468,10 +468,7 @@ fn run() -> Result<()> {
             hash,
             eval,
         } => {
-            let threads = threads.unwrap_or(config.engine.threads);
-            if threads == 0 {
-                bail!("--threads must be at least 1");
-            }
+            let threads = search_threads(threads, &config)?;
             // Each variant's evaluation is resolved once, before the first page connects.
             let evals = Variant::ALL
                 .into_iter()
