@@ -29,6 +29,6 @@ pub mod probe;
 pub mod store;
 pub mod value;
 
-pub use material::Material;
+pub use material::{Material, MAX_PIECES};
 pub use probe::{Probe, Tables};
 pub use value::Value;

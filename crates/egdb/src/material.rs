@@ -5,6 +5,10 @@
 use std::fmt;
 use std::str::FromStr;
 
+/// The most pieces a slice may hold: the index's numbers and the builder's memory are sized for
+/// this, and a file or a name claiming more is refused.
+pub const MAX_PIECES: u32 = 7;
+
 /// The pieces of a slice: the side to move's men and kings, then the other side's.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct Material {
@@ -33,13 +37,14 @@ impl Material {
     /// All pieces on the board.
     #[must_use]
     pub const fn pieces(self) -> u32 {
-        (self.own_men + self.own_kings + self.opp_men + self.opp_kings) as u32
+        // Summed in u32: counts read from a file may be anything.
+        self.own_men as u32 + self.own_kings as u32 + self.opp_men as u32 + self.opp_kings as u32
     }
 
     /// All men on the board.
     #[must_use]
     pub const fn men(self) -> u32 {
-        (self.own_men + self.opp_men) as u32
+        self.own_men as u32 + self.opp_men as u32
     }
 
     /// The same material seen from the other side (after a move that neither captures nor crowns).
@@ -51,7 +56,7 @@ impl Material {
     /// Whether both sides have a piece (a side without pieces has lost; no table holds that).
     #[must_use]
     pub const fn is_stored(self) -> bool {
-        self.own_men + self.own_kings > 0 && self.opp_men + self.opp_kings > 0
+        (self.own_men > 0 || self.own_kings > 0) && (self.opp_men > 0 || self.opp_kings > 0)
     }
 
     /// Every stored slice with `pieces` pieces, in build order: fewer men first, since crowning a
@@ -123,7 +128,8 @@ fn parse_side(text: &str) -> Option<(u8, u8)> {
         return None;
     }
     let (men, kings) = (men.unwrap_or(0), kings.unwrap_or(0));
-    (men + kings > 0 && men <= 20 && kings <= 20).then_some((men, kings))
+    let pieces = u32::from(men) + u32::from(kings);
+    (pieces > 0 && pieces <= MAX_PIECES).then_some((men, kings))
 }
 
 impl FromStr for Material {
@@ -133,7 +139,11 @@ impl FromStr for Material {
         let (a, b) = s.trim().split_once('-').ok_or_else(bad)?;
         let (own_men, own_kings) = parse_side(a).ok_or_else(bad)?;
         let (opp_men, opp_kings) = parse_side(b).ok_or_else(bad)?;
-        Ok(Material::new(own_men, own_kings, opp_men, opp_kings))
+        let m = Material::new(own_men, own_kings, opp_men, opp_kings);
+        if m.pieces() > MAX_PIECES {
+            return Err(bad());
+        }
+        Ok(m)
     }
 }
 
@@ -149,7 +159,7 @@ mod tests {
         }
         assert_eq!("1k2m-1k".parse(), Ok(Material::new(2, 1, 0, 1)));
         for bad in [
-            "", "3K", "-1K", "K-1K", "1M1K-1K", "3X-1K", "3K-", "1K2M3-1K",
+            "", "3K", "-1K", "K-1K", "1M1K-1K", "3X-1K", "3K-", "1K2M3-1K", "4K-4K", "300K-1K",
         ] {
             assert!(bad.parse::<Material>().is_err(), "{bad}");
         }

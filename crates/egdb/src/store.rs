@@ -21,7 +21,7 @@
 )]
 
 use crate::index::Layout;
-use crate::material::Material;
+use crate::material::{Material, MAX_PIECES};
 use crate::value::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -32,6 +32,8 @@ pub const MAGIC: &[u8; 8] = b"KROONEDB";
 pub const VERSION: u16 = 1;
 /// Numbers per block.
 pub const BLOCK: u32 = 4096;
+/// The largest block a file may declare: bounds what one block index entry can expand to.
+const MAX_BLOCK: u32 = 1 << 16;
 /// File name extension.
 pub const EXTENSION: &str = "kdb";
 const HEADER: usize = 8 + 2 + 2 + 4 + 8 + 4 + 4;
@@ -216,13 +218,16 @@ impl Slice {
         let numbers = u64::from_le_bytes(take(bytes, 16)?);
         let block = u32::from_le_bytes(take(bytes, 24)?);
         let blocks = u32::from_le_bytes(take(bytes, 28)?) as usize;
-        if material.pieces() > 12 || numbers != Layout::new(material).size() {
+        if material.pieces() > MAX_PIECES || numbers != Layout::new(material).size() {
             return Err(StoreError::Damaged("size does not match the slice"));
         }
-        if block == 0 || numbers.div_ceil(u64::from(block)) != blocks as u64 {
+        if block == 0 || block > MAX_BLOCK || numbers.div_ceil(u64::from(block)) != blocks as u64 {
             return Err(StoreError::Damaged("block count does not match the size"));
         }
         let data_at = HEADER + 4 * (blocks + 1);
+        if data_at > body {
+            return Err(StoreError::Damaged("shorter than its block index"));
+        }
         let mut offsets = Vec::with_capacity(blocks + 1);
         for k in 0..=blocks {
             offsets.push(u32::from_le_bytes(take(bytes, HEADER + 4 * k)?));
@@ -304,7 +309,9 @@ impl Slice {
 
     /// Every code, in order (checks every block's runs).
     pub fn codes(&self) -> Result<Vec<u8>, StoreError> {
-        let mut out = Vec::with_capacity(self.numbers as usize);
+        // A forged header may claim more numbers than its blocks hold: reserve a bounded amount
+        // up front and let the runs grow the vector.
+        let mut out = Vec::with_capacity(self.numbers.min(1 << 28) as usize);
         let blocks = self.offsets.len().saturating_sub(1);
         for k in 0..blocks {
             let want = (self.numbers - k as u64 * u64::from(self.block)).min(self.block.into());
@@ -394,5 +401,43 @@ mod tests {
         for cut in [0, 7, 20, HEADER, bytes.len() - 1] {
             assert!(Slice::parse(&bytes[..cut]).is_err(), "cut at {cut}");
         }
+    }
+
+    /// A header rewritten with a fresh checksum, as a forger (or a fuzzer) can produce.
+    fn forged(mut bytes: Vec<u8>, at: usize, patch: &[u8]) -> Vec<u8> {
+        bytes[at..at + patch.len()].copy_from_slice(patch);
+        let body = bytes.len() - 8;
+        let sum = checksum(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn forged_headers_are_refused_without_panic_or_huge_allocations() {
+        let m = Material::new(0, 1, 0, 1);
+        let n = Layout::new(m).size() as usize;
+        let bytes = encode(m, &vec![0; n], true);
+        // Counts whose sum overflows a byte, a slice past the largest, a block of 4 G numbers,
+        // and a block index longer than the file.
+        let big = Material::new(0, 7, 0, 1);
+        let cases = [
+            forged(bytes.clone(), 12, &[200, 100, 0, 1]),
+            forged(bytes.clone(), 12, &[0, 7, 0, 1]),
+            forged(
+                forged(bytes.clone(), 12, &[0, 7, 0, 1]),
+                16,
+                &Layout::new(big).size().to_le_bytes(),
+            ),
+            forged(bytes.clone(), 24, &u32::MAX.to_le_bytes()),
+            forged(
+                forged(bytes.clone(), 24, &1u32.to_le_bytes()),
+                28,
+                &(n as u32).to_le_bytes(),
+            ),
+        ];
+        for (k, bad) in cases.iter().enumerate() {
+            assert!(Slice::parse(bad).is_err(), "case {k}");
+        }
+        assert!(Slice::parse(&forged(bytes.clone(), 12, &[0, 1, 0, 1])).is_ok());
     }
 }

@@ -71,8 +71,8 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
         } => {
             let plan = if slices.is_empty() {
                 let n = pieces.context("give --pieces N or --slices")?;
-                if !(2..=7).contains(&n) {
-                    bail!("--pieces must be 2 to 7, not {n}");
+                if !(2..=kroon_egdb::MAX_PIECES).contains(&n) {
+                    bail!("--pieces must be 2 to {}, not {n}", kroon_egdb::MAX_PIECES);
                 }
                 Plan::pieces(n)
             } else {
