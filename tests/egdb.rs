@@ -232,3 +232,32 @@ fn hub_egdb_path_parameter() {
     child.wait().unwrap();
     std::fs::remove_dir_all(&empty).unwrap();
 }
+
+#[test]
+fn a_missing_table_directory_is_an_error_in_every_searching_command() {
+    let missing = std::env::temp_dir().join(format!("kroon-egdb-missing-{}", std::process::id()));
+    let m = missing.to_str().unwrap();
+    for args in [
+        vec!["analyse", "--nodes", "1000", "--egdb", m],
+        vec!["hub", "--egdb", m],
+        vec!["dxp", "--egdb", m],
+    ] {
+        // Hub and DXP would wait for input; the error comes before they read any.
+        let o = Command::new(env!("CARGO_BIN_EXE_kroon"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run kroon");
+        assert!(!o.status.success(), "{args:?}: {}", text(&o));
+        assert!(
+            text(&o).contains("no endgame table directory"),
+            "{args:?}: {}",
+            text(&o)
+        );
+        assert!(
+            o.stdout.is_empty(),
+            "{args:?} wrote to stdout: {}",
+            text(&o)
+        );
+    }
+}

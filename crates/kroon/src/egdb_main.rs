@@ -53,7 +53,8 @@ enum EgdbCommand {
     },
 }
 
-fn table_dir(config: &Config, flag: Option<&Path>) -> Result<PathBuf> {
+/// The directory `kroon egdb` builds in or reads: `--dir` or the settings.
+fn command_dir(config: &Config, flag: Option<&Path>) -> Result<PathBuf> {
     config
         .egdb
         .resolve(flag)
@@ -82,7 +83,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
                     .collect::<Result<_, _>>()?;
                 Plan::materials(&wanted)
             };
-            let dir = table_dir(config, dir.as_deref())?;
+            let dir = command_dir(config, dir.as_deref())?;
             let mut options = build::Options::default();
             if let Some(t) = threads {
                 if t == 0 {
@@ -95,7 +96,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
         EgdbCommand::Probe { fen, dir } => {
             let pos = parse_fen(&fen, Variant::International)
                 .with_context(|| format!("bad FEN `{fen}`"))?;
-            let tables = open(&table_dir(config, dir.as_deref())?)?;
+            let tables = open(&command_dir(config, dir.as_deref())?)?;
             match tables.probe(&pos) {
                 Some(p) => match p.distance {
                     Some(d) => say!("{} {d}", p.value.name())?,
@@ -110,7 +111,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
             Ok(())
         }
         EgdbCommand::Info { dir } => {
-            let dir = table_dir(config, dir.as_deref())?;
+            let dir = command_dir(config, dir.as_deref())?;
             let tables = open(&dir)?;
             say!("directory {}", dir.display())?;
             let slices = tables.slices();
@@ -164,16 +165,25 @@ impl EndgameTables for SearchTables {
 /// settings' directory. A directory that is missing or holds no tables means none, silently
 /// when it is the default one; files that do not read are left out with a warning.
 pub fn for_search(config: &Config, flag: Option<&Path>) -> Result<Option<Arc<dyn EndgameTables>>> {
+    match search_dir(config, flag)? {
+        Some(dir) => open_for_search(&dir).map_err(anyhow::Error::msg),
+        None => Ok(None),
+    }
+}
+
+/// The table directory of `--egdb` or the settings: an error when one named there is missing;
+/// `None` for `none` or a default directory that does not exist (no tables built yet).
+pub fn search_dir(config: &Config, flag: Option<&Path>) -> Result<Option<PathBuf>> {
     let Some(dir) = config.egdb.resolve(flag) else {
         return Ok(None);
     };
-    if !dir.is_dir() {
-        if flag.is_some() || !config.egdb.dir.is_empty() {
-            bail!("no endgame table directory {}", dir.display());
-        }
-        return Ok(None);
+    if dir.is_dir() {
+        return Ok(Some(dir));
     }
-    open_for_search(&dir).map_err(anyhow::Error::msg)
+    if flag.is_some() || !config.egdb.dir.is_empty() {
+        bail!("no endgame table directory {}", dir.display());
+    }
+    Ok(None)
 }
 
 /// The tables of `dir` for the search (`None` when it holds none), or a message.

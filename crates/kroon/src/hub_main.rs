@@ -23,7 +23,7 @@ enum Input {
 ///
 /// # Errors
 /// Only for settings in the configuration that Hub cannot declare (an unknown variant or
-/// evaluation), or a weights or book file that is refused.
+/// evaluation), a weights or book file that is refused, or a table directory that is missing.
 pub fn run(config: &Config, egdb: Option<&std::path::Path>) -> Result<()> {
     let variant: Variant = config
         .engine
@@ -36,11 +36,8 @@ pub fn run(config: &Config, egdb: Option<&std::path::Path>) -> Result<()> {
         hash: config.engine.hash,
         ponder: config.engine.ponder,
         eval: crate::evaluation::kind(config, None)?,
-        // The tables of the settings or `--egdb`, when that directory exists.
-        egdb_path: config
-            .egdb
-            .resolve(egdb)
-            .filter(|d| d.is_dir())
+        // The tables of the settings or `--egdb`; a directory named there must exist.
+        egdb_path: crate::egdb_main::search_dir(config, egdb)?
             .map(|d| d.display().to_string())
             .unwrap_or_default(),
         multipv: 1,
