@@ -1,7 +1,8 @@
 //! The web board in a real browser: Debian's chromium driven over WebDriver (chromedriver) by
-//! fantoccini, against the real binary. Plays a game by clicks (a capture among the moves) and
-//! sees Kroon answer, runs an analysis and sees its lines, loads a FEN, changes variant and
-//! flips the board, and saves a screenshot that must not be blank.
+//! fantoccini, against the real binary. Plays a game by clicks and one drag (a capture among the
+//! moves) and sees Kroon answer, runs an analysis and sees its lines, loads a FEN, chooses between
+//! two capture paths to one square, changes variant and flips the board, and saves a screenshot
+//! that must not be blank.
 //!
 //! Skipped, with a notice, where chromium or chromedriver is missing, unless
 //! `KROON_REQUIRE_BROWSER` is set (as `.ci/run` sets it): then it fails.
@@ -174,7 +175,12 @@ fn the_board_plays_analyses_and_loads_in_chromium() {
             let mut targets = fields(&c, "#board .sq.target").await;
             targets.sort_unstable();
             assert!(!targets.is_empty(), "a movable piece on {from} shows no target");
-            square(&c, targets[0]).await.click().await.unwrap();
+            if played == 1 {
+                // This move by dragging the (selected) piece onto the target.
+                drag(&c, from, targets[0]).await;
+            } else {
+                square(&c, targets[0]).await.click().await.unwrap();
+            }
             if let Ok(choice) = c.find(Locator::Css("#paths:not([hidden]) #path-list button")).await {
                 choice.click().await.unwrap();
             }
@@ -223,6 +229,43 @@ fn the_board_plays_analyses_and_loads_in_chromium() {
         assert_eq!(fields(&c, "#board [data-piece]").await.len(), 3);
         assert_eq!(fields(&c, "#board .sq.movable").await, vec![28]);
 
+        // Two captures from 28 to 35 take different pieces (12 or 7, with 22 and 30): the board
+        // asks which, and plays the one chosen.
+        let fen = c.find(Locator::Id("fen")).await.unwrap();
+        fen.clear().await.unwrap();
+        fen.send_keys("W:WK28:B7,12,22,30").await.unwrap();
+        c.find(Locator::Id("load-fen")).await.unwrap().click().await.unwrap();
+        until(&c, "the two-path position", "return document.getElementById('current-fen').textContent", |v| {
+            v == "W:WK28:B7,12,22,30"
+        })
+        .await;
+        let before = c.execute(STATE, vec![]).await.unwrap()["moves"].as_u64().unwrap();
+        square(&c, 28).await.click().await.unwrap();
+        assert_eq!(fields(&c, "#board .sq.target").await, vec![35]);
+        square(&c, 35).await.click().await.unwrap();
+        let choices = c.find_all(Locator::Css("#paths:not([hidden]) #path-list button")).await.unwrap();
+        assert_eq!(choices.len(), 2, "two paths offered");
+        let mut ids = Vec::new();
+        for b in &choices {
+            ids.push(b.attr("data-id").await.unwrap().unwrap());
+        }
+        let texts = [choices[0].text().await.unwrap(), choices[1].text().await.unwrap()];
+        assert_ne!(texts[0], texts[1], "the two paths read differently");
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(sorted, ["28x35x12x22x30", "28x35x7x22x30"]);
+        choices[1].click().await.unwrap();
+        until(&c, "the chosen capture", STATE, |s| s["moves"].as_u64().is_some_and(|m| m > before)).await;
+        let played = c
+            .find(Locator::Css(&format!("#moves span[data-ply=\"{}\"]", before + 1)))
+            .await
+            .unwrap()
+            .attr("data-id")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(played, ids[1], "the move played is the path chosen");
+
         // Other variants draw their own board and names; flip turns it round.
         c.find(Locator::Css("#variant option[value=russian]")).await.unwrap().click().await.unwrap();
         until(&c, "the Russian board", "return document.getElementById('board').dataset.variant", |v| v == "russian").await;
@@ -246,6 +289,36 @@ fn the_board_plays_analyses_and_loads_in_chromium() {
         c.close().await.unwrap();
     });
     assert!(server.alive());
+}
+
+/// Drags the piece on `from` to `to` with the mouse: press, move in steps, release. The target is
+/// found by its place on the page, since pressing redraws the board (old elements go stale).
+async fn drag(c: &Client, from: u32, to: u32) {
+    use fantoccini::actions::{InputSource, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
+    let (x, y, w, h) = square(c, to)
+        .await
+        .rectangle()
+        .await
+        .expect("target square");
+    let mouse = MouseActions::new("mouse".to_string())
+        .then(PointerAction::MoveToElement {
+            element: square(c, from).await,
+            duration: None,
+            x: 0,
+            y: 0,
+        })
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::MoveTo {
+            duration: Some(Duration::from_millis(300)),
+            x: (x + w / 2.0) as i64,
+            y: (y + h / 2.0) as i64,
+        })
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    c.perform_actions(mouse).await.expect("drag");
 }
 
 /// Distinct colours in a PNG and the share of its commonest one.
