@@ -6,11 +6,16 @@
 //! - Width: a piece wide of the home-goal axis beyond the goal camp's width must come back.
 //! - Hop ladders: a piece that can hop forward right now (a piece next to it ahead, the hole
 //!   beyond empty) is worth part of a move.
-//! - Blockers: from round 10, pieces still in the home camp cost extra, and more for each piece
-//!   short of the next count of the anti-blocking rule (5, 8, 10 out at rounds 20, 25, 30); a piece of another player sitting in the
-//!   player's goal costs it too, since that hole must wait.
+//! - Blockers: from round 10, a piece still in the home camp costs extra by the rows it has to
+//!   go to leave the camp, at a price per row that rises each round up to round 25 (the other
+//!   side's pieces arriving in this camp, their goal, wall in what is left there), and more when
+//!   it has no move at all. Each piece short of a coming count of the anti-blocking rule (5, 8,
+//!   10 out at rounds 20, 25, 30) costs four rows, scaled down while that deadline is more than
+//!   five rounds off. A piece of another player sitting in the player's goal costs it too, since
+//!   that hole must wait.
 
 use crate::board::{Camp, HOP_TABLE};
+use crate::movegen::destinations;
 use crate::position::{Position, ANTI_BLOCKING};
 
 /// A win, from the winner's side; real evaluations stay far below it.
@@ -45,7 +50,8 @@ pub fn cost(pos: &Position, c: Camp) -> i32 {
         total_rows += 8 - i32::from(c.forward(h));
     }
     let mean = total_rows / n;
-    let occupied = pos.occupied().0;
+    let occupied_set = pos.occupied();
+    let occupied = occupied_set.0;
     let mut straggle = 0;
     let mut wide = 0;
     let mut ladders = 0;
@@ -71,12 +77,31 @@ pub fn cost(pos: &Position, c: Camp) -> i32 {
         }
     }
     let mut blockers = 0;
-    if pos.round() >= 10 {
-        blockers += 60 * (pieces & home).count() as i32;
-        // Short of the next anti-blocking count, each missing piece costs four rows.
-        let out = (pieces & !home).count();
-        if let Some(&(_, need)) = ANTI_BLOCKING.iter().find(|&&(r, _)| r >= pos.round()) {
-            blockers += 400 * need.saturating_sub(out) as i32;
+    let round = i32::from(pos.round());
+    if round >= 10 {
+        let at_home = pieces & home;
+        // A piece at home costs more the deeper in the camp it stands and the nearer the last
+        // deadline: once the other side's pieces arrive in this camp (their goal) they wall in
+        // whatever is left there, so each row towards the camp's mouth is worth more than a row
+        // elsewhere.
+        let per_row = 15 * (round - 10).clamp(1, 15);
+        for h in at_home.iter() {
+            let to_leave = -4 - i32::from(c.forward(h));
+            blockers += 40 + per_row * to_leave;
+            // A piece at home with no move at all may stay walled in.
+            if destinations(occupied_set, h, pos.long_hop()).is_empty() {
+                blockers += 2 * per_row;
+            }
+        }
+        // Each piece short of a coming anti-blocking count costs four rows when the deadline is
+        // at most five rounds off, less the further off it is.
+        let out = (pieces & !home).count() as i32;
+        for &(r, need) in ANTI_BLOCKING.iter() {
+            let ahead = i32::from(r) - round;
+            if ahead >= 0 {
+                let short = (need as i32 - out).max(0);
+                blockers += short * 400 * 5 / ahead.max(5);
+            }
         }
     }
     let strangers = (goal & pos.occupied() & !pieces).count() as i32;

@@ -11,6 +11,12 @@
 //! moves, the others pass) are not all reachable, which the evaluation does not mind: it scores
 //! distances, not turns.
 //!
+//! The search keeps the round: where a round ends within its horizon (after the searching
+//! player's layer when it sits last in turn order, else after the opponents'), the round
+//! advances and the anti-blocking rule applies, so a forfeit in reach scores as a loss for the
+//! searching player, or as a win when it takes out the last opponent. The round is part of the
+//! table key, since the evaluation depends on it.
+//!
 //! The search runs on one thread. The draughts search's lazy SMP shares nothing with this one
 //! but the idea; its table and worker types are built around draughts moves.
 
@@ -19,7 +25,7 @@ use std::time::{Duration, Instant};
 use crate::board::Camp;
 use crate::eval::{evaluate, WIN};
 use crate::movegen::Move;
-use crate::position::Position;
+use crate::position::{mix, Position, ANTI_BLOCKING};
 
 /// What to stop on.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -83,6 +89,9 @@ pub struct Searcher {
     hard_nodes: u64,
     hard_time: Option<Duration>,
     stopped: bool,
+    /// Whether a round ends after the searching player's moves (it sits last in turn order)
+    /// rather than after the opponents'.
+    round_after_max: bool,
 }
 
 fn side_key(root: Camp, maximising: bool) -> u64 {
@@ -103,6 +112,11 @@ fn side_key(root: Camp, maximising: bool) -> u64 {
     KEYS[root.index() * 2 + usize::from(maximising)]
 }
 
+/// The round enters the table key: the evaluation and the anti-blocking rule depend on it.
+fn round_key(round: u16) -> u64 {
+    mix(0x726f_756e_6400_0000 ^ u64::from(round))
+}
+
 fn gain(c: Camp, mv: Move) -> i8 {
     c.forward(mv.to) - c.forward(mv.from)
 }
@@ -119,6 +133,7 @@ impl Searcher {
             hard_nodes: u64::MAX,
             hard_time: None,
             stopped: false,
+            round_after_max: false,
         }
     }
 
@@ -130,6 +145,7 @@ impl Searcher {
         report: &mut dyn FnMut(&Iteration),
     ) -> SearchResult {
         let root = pos.to_move();
+        self.round_after_max = pos.active().last() == Some(root);
         self.nodes = 0;
         self.start = Instant::now();
         self.stopped = false;
@@ -163,10 +179,15 @@ impl Searcher {
             let mut best = moves[0];
             let mut complete = true;
             for (i, &mv) in moves.iter().enumerate() {
-                let child = pos.moved(root, mv);
-                let Some(score) =
-                    self.node(&child, root, depth as i32 - 1, alpha, WIN + 1, 1, false)
-                else {
+                let Some(score) = self.child(
+                    pos.moved(root, mv),
+                    root,
+                    depth as i32 - 1,
+                    alpha,
+                    WIN + 1,
+                    1,
+                    true,
+                ) else {
                     complete = false;
                     break;
                 };
@@ -217,6 +238,49 @@ impl Searcher {
         self.stopped
     }
 
+    /// The position after a layer of moves (`moved`: the searching player's layer, or the
+    /// opponents'), searched on. Where a round ends there, the round advances and the
+    /// anti-blocking rule applies: the searching player falling short loses; an opponent falling
+    /// short is out, and with no opponent left the searching player has won.
+    #[allow(clippy::too_many_arguments)]
+    fn child(
+        &mut self,
+        mut pos: Position,
+        root: Camp,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: i32,
+        moved: bool,
+    ) -> Option<i32> {
+        if moved == self.round_after_max {
+            let ended = pos.round;
+            pos.round = ended.saturating_add(1);
+            if pos.seats().count() >= 2 {
+                if let Some(&(_, need)) = ANTI_BLOCKING.iter().find(|&&(r, _)| r == ended) {
+                    if pos.is_active(root) && pos.outside_home(root) < need {
+                        self.nodes += 1;
+                        return Some(-WIN + ply);
+                    }
+                    let short: Vec<Camp> = pos
+                        .active()
+                        .filter(|&c| c != root && pos.outside_home(c) < need)
+                        .collect();
+                    if !short.is_empty() {
+                        for c in short {
+                            pos = pos.forfeit(c);
+                        }
+                        if pos.active().all(|c| c == root) {
+                            self.nodes += 1;
+                            return Some(WIN - ply);
+                        }
+                    }
+                }
+            }
+        }
+        self.node(&pos, root, depth, alpha, beta, ply, !moved)
+    }
+
     /// Alpha-beta from `root`'s side: `maximising` nodes are `root`'s moves, the others the best
     /// reply of any opponent. `None` when the budget ran out.
     #[allow(clippy::too_many_arguments)]
@@ -243,7 +307,7 @@ impl Searcher {
         if depth <= 0 {
             return Some(evaluate(pos, root));
         }
-        let key = pos.key() ^ side_key(root, maximising);
+        let key = pos.key() ^ side_key(root, maximising) ^ round_key(pos.round());
         let slot = (key as usize) & (self.table.len() - 1);
         let entry = self.table[slot];
         let mut tt_move = None;
@@ -272,7 +336,7 @@ impl Searcher {
             }
         }
         if moves.is_empty() {
-            return self.node(pos, root, depth - 1, alpha, beta, ply + 1, !maximising);
+            return self.child(*pos, root, depth - 1, alpha, beta, ply + 1, maximising);
         }
         moves.sort_by_key(|&(c, m)| -i32::from(gain(c, m)));
         if let Some(t) = tt_move {
@@ -284,8 +348,15 @@ impl Searcher {
         let mut best = if maximising { -WIN - 1 } else { WIN + 1 };
         let mut best_move = moves[0];
         for &(c, mv) in &moves {
-            let child = pos.moved(c, mv);
-            let s = self.node(&child, root, depth - 1, alpha, beta, ply + 1, !maximising)?;
+            let s = self.child(
+                pos.moved(c, mv),
+                root,
+                depth - 1,
+                alpha,
+                beta,
+                ply + 1,
+                maximising,
+            )?;
             if maximising {
                 if s > best {
                     best = s;

@@ -60,3 +60,47 @@ fn greedy_takes_the_longest_gain() {
         .unwrap();
     assert_eq!(best, 2);
 }
+
+/// Round 30, A to move. A's last piece at home stands on its camp's tip, walled in by five of
+/// D's pieces; the others of both stand in the middle. When `d_short`, A's tenth piece is out
+/// too, and D keeps two pieces at the mouth of its own camp instead: one move cannot bring both
+/// out before the round ends.
+fn walled_in(d_short: bool) -> Position {
+    let bits = |it: &mut dyn Iterator<Item = Hole>| Holes(it.fold(0, |acc, h| acc | h.bit().0));
+    let tip = A.holes().iter().find(|&h| A.forward(h) == -8).unwrap();
+    let wall = bits(
+        &mut A
+            .holes()
+            .iter()
+            .filter(|&h| (-7..=-6).contains(&A.forward(h))),
+    );
+    assert_eq!(wall.count(), 5);
+    let mut middle = Holes::ALL
+        .iter()
+        .filter(|&h| (-2..=2).contains(&A.forward(h)) && A.lateral(h) <= 4);
+    let a = bits(&mut middle.by_ref().take(9));
+    let (a, d) = if d_short {
+        let mouth = bits(&mut D.holes().iter().filter(|&h| D.forward(h) == -5).take(2));
+        (
+            a | middle.next().unwrap().bit(),
+            wall | mouth | bits(&mut middle.take(3)),
+        )
+    } else {
+        (a | tip.bit(), wall | bits(&mut middle.take(5)))
+    };
+    Position::setup(&[(A, a), (D, d)], A).in_round(30)
+}
+
+#[test]
+fn the_search_sees_the_anti_blocking_rule_within_its_horizon() {
+    // A cannot bring its last piece out before the round ends: lost, whatever it plays.
+    let pos = walled_in(false);
+    assert_eq!(pos.outside_home(A), 9);
+    let r = Searcher::new(4).search(&pos, Limit::Depth(2), &mut |_| {});
+    assert!(r.score < -900_000, "score {}", r.score);
+    // D brings only one of its two pieces out before the round ends: A has won.
+    let pos = walled_in(true);
+    assert_eq!((pos.outside_home(A), pos.outside_home(D)), (10, 8));
+    let r = Searcher::new(4).search(&pos, Limit::Depth(2), &mut |_| {});
+    assert!(r.score > 900_000, "score {}", r.score);
+}
