@@ -284,8 +284,9 @@ impl Position {
         self.to_move = c;
     }
 
-    /// Closes the round and applies the anti-blocking rule (not to the solitaire).
-    fn end_round(&mut self) {
+    /// Closes the round and applies the anti-blocking rule (not to the solitaire); the search
+    /// calls it where a round ends inside its tree.
+    pub(crate) fn end_round(&mut self) {
         let ended = self.round;
         self.round = self.round.saturating_add(1);
         if self.seats.count_ones() < 2 {

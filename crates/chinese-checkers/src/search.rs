@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use crate::board::Camp;
 use crate::eval::{evaluate, WIN};
 use crate::movegen::Move;
-use crate::position::{mix, Position, ANTI_BLOCKING};
+use crate::position::{mix, Position};
 
 /// What to stop on.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -254,28 +254,15 @@ impl Searcher {
         moved: bool,
     ) -> Option<i32> {
         if moved == self.round_after_max {
-            let ended = pos.round;
-            pos.round = ended.saturating_add(1);
-            if pos.seats().count() >= 2 {
-                if let Some(&(_, need)) = ANTI_BLOCKING.iter().find(|&&(r, _)| r == ended) {
-                    if pos.is_active(root) && pos.outside_home(root) < need {
-                        self.nodes += 1;
-                        return Some(-WIN + ply);
-                    }
-                    let short: Vec<Camp> = pos
-                        .active()
-                        .filter(|&c| c != root && pos.outside_home(c) < need)
-                        .collect();
-                    if !short.is_empty() {
-                        for c in short {
-                            pos = pos.forfeit(c);
-                        }
-                        if pos.active().all(|c| c == root) {
-                            self.nodes += 1;
-                            return Some(WIN - ply);
-                        }
-                    }
-                }
+            let opponents = pos.active().any(|c| c != root);
+            pos.end_round();
+            if !pos.is_active(root) {
+                self.nodes += 1;
+                return Some(-WIN + ply);
+            }
+            if opponents && pos.active().all(|c| c == root) {
+                self.nodes += 1;
+                return Some(WIN - ply);
             }
         }
         self.node(&pos, root, depth, alpha, beta, ply, !moved)
