@@ -219,26 +219,13 @@ fn the_board_plays_analyses_and_loads_in_chromium() {
         c.find(Locator::Id("stop")).await.unwrap().click().await.unwrap();
 
         // Load a FEN: three pieces, White's man on 28 with a capture to play.
-        let fen = c.find(Locator::Id("fen")).await.unwrap();
-        fen.send_keys("W:W28:B23,13").await.unwrap();
-        c.find(Locator::Id("load-fen")).await.unwrap().click().await.unwrap();
-        until(&c, "the FEN's position", "return document.getElementById('current-fen').textContent", |v| {
-            v == "W:W28:B13,23"
-        })
-        .await;
+        load_fen(&c, "W:W28:B23,13", "W:W28:B13,23").await;
         assert_eq!(fields(&c, "#board [data-piece]").await.len(), 3);
         assert_eq!(fields(&c, "#board .sq.movable").await, vec![28]);
 
         // Two captures from 28 to 35 take different pieces (12 or 7, with 22 and 30): the board
         // asks which, and plays the one chosen.
-        let fen = c.find(Locator::Id("fen")).await.unwrap();
-        fen.clear().await.unwrap();
-        fen.send_keys("W:WK28:B7,12,22,30").await.unwrap();
-        c.find(Locator::Id("load-fen")).await.unwrap().click().await.unwrap();
-        until(&c, "the two-path position", "return document.getElementById('current-fen').textContent", |v| {
-            v == "W:WK28:B7,12,22,30"
-        })
-        .await;
+        load_fen(&c, "W:WK28:B7,12,22,30", "W:WK28:B7,12,22,30").await;
         let before = c.execute(STATE, vec![]).await.unwrap()["moves"].as_u64().unwrap();
         square(&c, 28).await.click().await.unwrap();
         assert_eq!(fields(&c, "#board .sq.target").await, vec![35]);
@@ -289,6 +276,26 @@ fn the_board_plays_analyses_and_loads_in_chromium() {
         c.close().await.unwrap();
     });
     assert!(server.alive());
+}
+
+/// Types `fen` into the FEN box, loads it, and waits for the page to show the position as `shown`.
+async fn load_fen(c: &Client, fen: &str, shown: &str) {
+    let field = c.find(Locator::Id("fen")).await.unwrap();
+    field.clear().await.unwrap();
+    field.send_keys(fen).await.unwrap();
+    c.find(Locator::Id("load-fen"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(
+        c,
+        shown,
+        "return document.getElementById('current-fen').textContent",
+        |v| v == shown,
+    )
+    .await;
 }
 
 /// Drags the piece on `from` to `to` with the mouse: press, move in steps, release. The target is

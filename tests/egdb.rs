@@ -242,12 +242,9 @@ fn a_missing_table_directory_is_an_error_in_every_searching_command() {
         vec!["hub", "--egdb", m],
         vec!["dxp", "--egdb", m],
     ] {
-        // Hub and DXP would wait for input; the error comes before they read any.
-        let o = Command::new(env!("CARGO_BIN_EXE_kroon"))
-            .args(&args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run kroon");
+        // Hub and DXP would wait for input (`output` gives them a closed stdin); the error
+        // comes before they read any.
+        let o = kroon(&args);
         assert!(!o.status.success(), "{args:?}: {}", text(&o));
         assert!(
             text(&o).contains("no endgame table directory"),
