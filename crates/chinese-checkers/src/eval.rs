@@ -104,7 +104,7 @@ pub fn cost(pos: &Position, c: Camp) -> i32 {
             }
         }
     }
-    let strangers = (goal & pos.occupied() & !pieces).count() as i32;
+    let strangers = (goal & occupied_set & !pieces).count() as i32;
     blockers += 25 * strangers;
     100 * dist + 40 * straggle + 20 * wide - 30 * ladders + blockers
 }
