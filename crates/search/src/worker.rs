@@ -7,9 +7,9 @@ use crate::tables::{self, EndgameTables, TableProbe, TableValue};
 use crate::time::TimeManager;
 use crate::tt::{Bound, Entry};
 use crate::{Info, Line, MAX_DEPTH, MAX_PLY};
-use kroon_rules::game::{endgame_rule, is_king_quiet, next_endgame_plies, quiet_limit};
-use kroon_rules::EndgameRule;
-use kroon_rules::{movegen, Move, MoveList, Position, Variant};
+use kroon_rules::game::quiet_limit;
+use kroon_rules::{counted_draw, DrawCounts, DrawReason, Waived};
+use kroon_rules::{has_capture, movegen, Move, MoveList, Position, Variant};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -18,20 +18,15 @@ use std::sync::Arc;
 pub struct History {
     /// Keys of the positions before the root, oldest first.
     pub keys: Vec<u64>,
-    /// King-only plies without capture that led to the root.
-    pub king_plies: u32,
-    /// Plies already spent under the root's endgame rule.
-    pub endgame_plies: u32,
+    /// The draw-rule counters at the root.
+    pub counts: DrawCounts,
+    /// Draw rules the game no longer applies (a claim the other side did not accept, or a count
+    /// that has already run out at the root: the game goes on, so the search plays it out).
+    pub waived: Waived,
 }
 
 /// Draw-rule counters of one ply.
-#[derive(Copy, Clone, Debug, Default)]
-struct Frame {
-    king_plies: u32,
-    endgame_plies: u32,
-    /// The endgame rule of the position, if any.
-    rule: Option<EndgameRule>,
-}
+type Frame = DrawCounts;
 
 /// The result of one thread's iterative deepening.
 #[derive(Clone, Debug, Default)]
@@ -54,6 +49,30 @@ fn skips(id: usize, depth: u32) -> bool {
     ((depth + PHASE[i]) / SIZE[i]) % 2 == 1
 }
 
+/// How far from 0 the end of an endgame count may score (centi-men): enough to rank the material
+/// a last move keeps or gives away, too little to rival any real advantage.
+const COUNT_END_BAND: i32 = 16;
+/// Centi-men per unit of material (a man 1, a king 3) at the end of a count.
+const COUNT_END_UNIT: i32 = 4;
+
+/// The material (a man 1, a king 3, a crowning 2) the side to move wins in the captures the
+/// rules force from `pos`, each side taking what is best for it; 0 when nothing is to be taken.
+fn capture_swing(pos: &Position, depth: u32) -> i32 {
+    if depth >= 16 || !has_capture(pos) {
+        return 0;
+    }
+    let mut list = MoveList::new();
+    movegen::generate(pos, &mut list);
+    let kings = pos.kings();
+    list.iter()
+        .map(|m| {
+            let taken = m.captured.count() as i32 + 2 * (m.captured & kings).count() as i32;
+            taken + 2 * i32::from(m.promotes) - capture_swing(&pos.play(m), depth + 1)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// Signals that the search was stopped; the unfinished iteration is thrown away.
 struct Stopped;
 
@@ -69,6 +88,8 @@ pub struct Worker<'a> {
     seldepth: u32,
     keys: Vec<u64>,
     frames: Vec<Frame>,
+    /// Draw rules this search does not apply.
+    waived: Waived,
     lists: Vec<MoveList>,
     killers: Vec<[u16; 2]>,
     /// Ordering scores of each ply's moves, parallel to `lists`.
@@ -104,6 +125,7 @@ impl<'a> Worker<'a> {
             seldepth: 0,
             keys: Vec::with_capacity(1024),
             frames: vec![Frame::default(); MAX_PLY + 2],
+            waived: Waived::NONE,
             lists: (0..MAX_PLY + 2).map(|_| MoveList::new()).collect(),
             killers: vec![[0; 2]; MAX_PLY + 2],
             scores: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(64)).collect(),
@@ -155,11 +177,8 @@ impl<'a> Worker<'a> {
         self.table_pieces = self.tables.as_ref().map_or(0, |t| t.pieces());
         self.keys.clear();
         self.keys.extend_from_slice(&history.keys);
-        self.frames[0] = Frame {
-            king_plies: history.king_plies,
-            endgame_plies: history.endgame_plies,
-            rule: endgame_rule(root),
-        };
+        self.frames[0] = history.counts;
+        self.waived = history.waived;
         let mut root_moves = root.legal_moves();
         let mut best = Outcome::default();
         if root_moves.is_empty() {
@@ -376,32 +395,19 @@ impl<'a> Worker<'a> {
     /// Updates the draw-rule counters and the key stack for the move into `child` from ply `ply`.
     #[inline]
     fn enter(&mut self, pos: &Position, mv: &Move, child: &Position, ply: usize) {
-        let f = self.frames[ply];
-        let king_plies = if is_king_quiet(pos, mv) {
-            f.king_plies + 1
-        } else {
-            0
-        };
-        let rule = endgame_rule(child);
-        self.frames[ply + 1] = Frame {
-            king_plies,
-            endgame_plies: next_endgame_plies(f.endgame_plies, f.rule, rule, mv.is_capture()),
-            rule,
-        };
+        self.frames[ply + 1] = self.frames[ply].after(pos, mv, child);
         self.keys.push(child.key());
     }
 
-    /// Whether the position at `ply` is drawn by repetition or the FMJD counting rules.
+    /// Whether the position at `ply` is drawn by repetition or a counting rule, and by which.
     #[inline]
-    fn is_draw(&self, pos: &Position, ply: usize) -> bool {
-        let f = self.frames[ply];
-        if f.king_plies >= quiet_limit(self.variant) {
-            return true;
+    fn draw_at(&self, pos: &Position, ply: usize) -> Option<DrawReason> {
+        let f = &self.frames[ply];
+        if let Some(reason) = counted_draw(f, self.variant, self.waived) {
+            return Some(reason);
         }
-        if let Some(rule) = f.rule {
-            if f.endgame_plies >= rule.plies() {
-                return true;
-            }
+        if self.waived.repetition {
+            return None;
         }
         // A repetition is possible only across king moves without capture.
         let n = self.keys.len();
@@ -409,11 +415,11 @@ impl<'a> Worker<'a> {
         let mut back = 4;
         while back <= f.king_plies as usize && back < n {
             if self.keys[n - 1 - back] == key {
-                return true;
+                return Some(DrawReason::Repetition);
             }
             back += 2;
         }
-        false
+        None
     }
 
     /// The score of a table's verdict at `ply`, with the counting rules on top: a win whose
@@ -423,11 +429,11 @@ impl<'a> Worker<'a> {
     fn table_score(&self, pos: &Position, probe: TableProbe, ply: usize) -> i32 {
         let f = self.frames[ply];
         let mut left = u32::MAX;
-        if pos.men().is_empty() {
+        if pos.men().is_empty() && !self.waived.king_moves {
             left = quiet_limit(self.variant).saturating_sub(f.king_plies);
         }
-        if let Some(rule) = f.rule {
-            left = left.min(rule.plies().saturating_sub(f.endgame_plies));
+        if !self.waived.endgame {
+            left = left.min(f.endgame_plies_left());
         }
         let too_far = probe.distance.is_some_and(|d| u32::from(d) > left);
         match probe.value {
@@ -436,6 +442,16 @@ impl<'a> Worker<'a> {
             TableValue::Win => tables::win_score(pos, probe.distance, ply),
             TableValue::Loss => -tables::win_score(pos, probe.distance, ply),
         }
+    }
+
+    /// The score where an endgame count runs out: a draw, but one that still sees the captures
+    /// the side to move has pending. The other side may count differently and play on
+    /// (docs/draw-rules.md); a move that hangs a piece just before the count ends must then look
+    /// worse than one that keeps it. The material those captures win (the evaluation would not
+    /// do: it rightly rates most of these endings as draws whatever the material) is squeezed
+    /// into a few centi-men, so that both stay draws for everything else the search compares.
+    fn count_end_score(&self, pos: &Position) -> i32 {
+        (capture_swing(pos, 0) * COUNT_END_UNIT).clamp(-COUNT_END_BAND, COUNT_END_BAND)
     }
 
     /// Score of a position whose side to move has no legal move, or that a variant ends.
@@ -455,8 +471,10 @@ impl<'a> Worker<'a> {
         if self.variant == Variant::Breakthrough && (pos.kings() & pos.pieces(!pos.turn())).any() {
             return Ok(-WIN + ply as i32);
         }
-        if self.is_draw(pos, ply) {
-            return Ok(0);
+        match self.draw_at(pos, ply) {
+            None => {}
+            Some(DrawReason::Endgame(_)) => return Ok(self.count_end_score(pos)),
+            Some(_) => return Ok(0),
         }
         if ply >= MAX_PLY {
             return Ok(self.eval.evaluate(pos));
