@@ -262,6 +262,42 @@ fn art_6_3_long_diagonal_five_moves() {
     assert_eq!(endgame_rule(&shared), Some(EndgameRule::Sixteen));
 }
 
+#[test] // FMJD 6.3: the two endings of docs/draw-rules.md, played on past the count as they were
+fn kroon_reading_of_two_played_endings() {
+    let games = [
+        (
+            "W:W6,K21,35:BK25",
+            "21-12 25-43 12-3 43-16 3-25 16-7 25-30 7-18 30-24 18-34 24-13 34-43 13-22 43-34 \
+             22-11 34-25 11-17 25-34 17-22 34-7 6-1 7-16 22-13 16-43 35-30 43x25 13-2 25-39 1-6 \
+             39-34 6-50 34-45 2-7 45x1 50-39 1-6 39-43 6-1 43-30 1-45 30-2 45-40 2-7 40x1",
+        ),
+        (
+            "W:WK43:B1,24,K48",
+            "43-38 24-30 38-49 30-35 49-16 48-26 16-49 26-17 49-16 17-22 16-43 22-28 43-21 35-40 \
+             21-49 28-44 49-43 40-45 43-16 44-49 16-2 45-50 2-8 49-35 8-21 50-17 21x12 35-49 \
+             12-34 49-21 34-39 1-7 39-34 21-12 34-45 7-11 45x16",
+        ),
+    ];
+    for (fen, moves) in games {
+        let mut g = Game::new(parse_fen(fen, Variant::International).unwrap());
+        let mut ended = None;
+        for text in moves.split_whitespace() {
+            let mv = parse_move(g.position(), text).unwrap();
+            g.play(&mv).unwrap();
+            if ended.is_none() {
+                ended = g.outcome().map(|o| (g.moves().len(), o));
+            }
+        }
+        // 16 moves each from the start of the ending: neither the promotions nor the capture
+        // that turned it into 2 kings against 1 start the maximum again.
+        assert_eq!(
+            ended,
+            Some((32, Outcome::Draw(DrawReason::Endgame(EndgameRule::Sixteen)))),
+            "{fen}"
+        );
+    }
+}
+
 #[test] // A draw claim the other side does not accept: the game goes on without that rule
 fn waived_rule_no_longer_ends_the_game() {
     let mut g = Game::new(parse_fen("W:WK47,K48:BK3", Variant::International).unwrap());

@@ -9,7 +9,7 @@ use crate::tt::{Bound, Entry};
 use crate::{Info, Line, MAX_DEPTH, MAX_PLY};
 use kroon_rules::game::quiet_limit;
 use kroon_rules::{counted_draw, DrawCounts, DrawReason, Waived};
-use kroon_rules::{has_capture, movegen, Move, MoveList, Position, Variant};
+use kroon_rules::{has_capture, movegen, Colour, Move, MoveList, Position, Variant};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -52,8 +52,17 @@ fn skips(id: usize, depth: u32) -> bool {
 /// How far from 0 the end of an endgame count may score (centi-men): enough to rank the material
 /// a last move keeps or gives away, too little to rival any real advantage.
 const COUNT_END_BAND: i32 = 16;
-/// Centi-men per unit of material (a man 1, a king 3) at the end of a count.
+/// Centi-men per unit of material (a man 1, a king 3) won or lost at the end of a count.
 const COUNT_END_UNIT: i32 = 4;
+
+/// White's material less Black's, a man 1 and a king 3.
+fn material(pos: &Position) -> i32 {
+    let of = |c| {
+        let p = pos.pieces(c);
+        (p & pos.men()).count() as i32 + 3 * (p & pos.kings()).count() as i32
+    };
+    of(Colour::White) - of(Colour::Black)
+}
 
 /// The material (a man 1, a king 3, a crowning 2) the side to move wins in the captures the
 /// rules force from `pos`, each side taking what is best for it; 0 when nothing is to be taken.
@@ -90,6 +99,8 @@ pub struct Worker<'a> {
     frames: Vec<Frame>,
     /// Draw rules this search does not apply.
     waived: Waived,
+    /// White's material less Black's at the root (see `count_end_score`).
+    root_material: i32,
     lists: Vec<MoveList>,
     killers: Vec<[u16; 2]>,
     /// Ordering scores of each ply's moves, parallel to `lists`.
@@ -126,6 +137,7 @@ impl<'a> Worker<'a> {
             keys: Vec::with_capacity(1024),
             frames: vec![Frame::default(); MAX_PLY + 2],
             waived: Waived::NONE,
+            root_material: 0,
             lists: (0..MAX_PLY + 2).map(|_| MoveList::new()).collect(),
             killers: vec![[0; 2]; MAX_PLY + 2],
             scores: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(64)).collect(),
@@ -179,6 +191,7 @@ impl<'a> Worker<'a> {
         self.keys.extend_from_slice(&history.keys);
         self.frames[0] = history.counts;
         self.waived = history.waived;
+        self.root_material = material(root);
         let mut root_moves = root.legal_moves();
         let mut best = Outcome::default();
         if root_moves.is_empty() {
@@ -436,22 +449,44 @@ impl<'a> Worker<'a> {
             left = left.min(f.endgame_plies_left());
         }
         let too_far = probe.distance.is_some_and(|d| u32::from(d) > left);
+        // A win the count will not leave time for is a draw by Kroon's count, but only just: an
+        // opponent that counts otherwise plays on, so the defender still prefers a real draw.
         match probe.value {
             TableValue::Draw => 0,
-            _ if too_far => 0,
+            TableValue::Win if too_far => COUNT_END_BAND,
+            TableValue::Loss if too_far => -COUNT_END_BAND,
             TableValue::Win => tables::win_score(pos, probe.distance, ply),
             TableValue::Loss => -tables::win_score(pos, probe.distance, ply),
         }
     }
 
-    /// The score where an endgame count runs out: a draw, but one that still sees the captures
-    /// the side to move has pending. The other side may count differently and play on
-    /// (docs/draw-rules.md); a move that hangs a piece just before the count ends must then look
-    /// worse than one that keeps it. The material those captures win (the evaluation would not
-    /// do: it rightly rates most of these endings as draws whatever the material) is squeezed
-    /// into a few centi-men, so that both stay draws for everything else the search compares.
+    /// The score where a count (an endgame rule's, or the king moves') runs out: a draw, but one
+    /// that still knows the material.
+    /// The other side may count differently and play on (docs/draw-rules.md); a line that gives
+    /// a piece away before the count ends, or hangs one on its last ply, must then look worse
+    /// than one that keeps it. The material won or lost since the root, with the captures
+    /// pending here played out (the evaluation would not do: it rightly rates most of these
+    /// endings as draws whatever the material), is squeezed into a few centi-men, so that all
+    /// these lines stay draws for everything else the search compares.
     fn count_end_score(&self, pos: &Position) -> i32 {
-        (capture_swing(pos, 0) * COUNT_END_UNIT).clamp(-COUNT_END_BAND, COUNT_END_BAND)
+        let side = if pos.turn() == Colour::White { 1 } else { -1 };
+        let gained = side * (material(pos) - self.root_material) + capture_swing(pos, 0);
+        (gained * COUNT_END_UNIT).clamp(-COUNT_END_BAND, COUNT_END_BAND)
+    }
+
+    /// The static evaluation at `ply`. In an ending under a counting rule (a lone king against a
+    /// few pieces) it also counts, by a few centi-men, the material won or lost since the root:
+    /// most such endings are draws whatever the material, and the evaluation rightly says so, but
+    /// an opponent that reads the count otherwise plays on, and then every piece given away for
+    /// nothing is a risk (docs/draw-rules.md).
+    #[inline]
+    fn evaluate(&self, pos: &Position, ply: usize) -> i32 {
+        let e = self.eval.evaluate(pos);
+        if self.frames[ply].rule.is_none() {
+            return e;
+        }
+        let side = if pos.turn() == Colour::White { 1 } else { -1 };
+        e + side * (material(pos) - self.root_material) * COUNT_END_UNIT
     }
 
     /// Score of a position whose side to move has no legal move, or that a variant ends.
@@ -473,8 +508,8 @@ impl<'a> Worker<'a> {
         }
         match self.draw_at(pos, ply) {
             None => {}
-            Some(DrawReason::Endgame(_)) => return Ok(self.count_end_score(pos)),
-            Some(_) => return Ok(0),
+            Some(DrawReason::Repetition) => return Ok(0),
+            Some(_) => return Ok(self.count_end_score(pos)),
         }
         if ply >= MAX_PLY {
             return Ok(self.eval.evaluate(pos));
@@ -524,7 +559,7 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        let eval = static_eval.unwrap_or_else(|| self.eval.evaluate(pos));
+        let eval = static_eval.unwrap_or_else(|| self.evaluate(pos, ply));
         // Reverse futility: far above beta at low depth with nothing forced, trust the evaluation.
         if !pv_node && !forced && depth <= 3 && !is_decisive(beta) && eval - 120 * depth >= beta {
             self.lists[ply] = list;
@@ -674,7 +709,7 @@ impl<'a> Worker<'a> {
         let quiet = !list[0].is_capture();
         if quiet {
             // Standing pat, unless a man can crown: that gain is too large to leave to the horizon.
-            best = self.eval.evaluate(pos);
+            best = self.evaluate(pos, ply);
             if best >= beta {
                 return Ok(best);
             }
