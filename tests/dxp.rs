@@ -13,9 +13,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kroon_protocol::dxp::session::{find_move, to_dxp_move};
+use kroon_protocol::dxp::session::{find_move, to_dxp_move, to_dxp_position};
 use kroon_protocol::dxp::{BackReq, Dxp, DxpColour, DxpMove, GameReq};
-use kroon_rules::{parse_move, Game, Position, Variant};
+use kroon_rules::{parse_fen, parse_move, DrawReason, EndgameRule, Game, Move, Position, Variant};
+use kroon_search::{Engine, Limits, SearchRequest};
 
 const KROON: &str = env!("CARGO_BIN_EXE_kroon");
 
@@ -180,6 +181,10 @@ impl Peer {
                 Err(e) => panic!("no message from kroon: {e}"),
             }
         }
+    }
+
+    fn expect_any(&mut self) -> String {
+        self.recv().expect("kroon closed the connection")
     }
 
     fn expect(&mut self, prefix: &str) -> String {
@@ -383,6 +388,156 @@ fn server_survives_bad_peers() {
         assert!(log.contains(needle), "no log line with `{needle}`:\n{log}");
     }
     assert!(!log.contains("panicked"), "{log}");
+}
+
+/// Material for the side to move (a man 1, a king 3) once the captures the rules force are played
+/// out, each side taking what is best for it.
+fn material_after_captures(pos: &Position) -> i32 {
+    let moves = pos.legal_moves();
+    if moves.is_empty() || !moves[0].is_capture() {
+        let count = |c| {
+            let p = pos.pieces(c);
+            (p & pos.men()).count() as i32 + 3 * (p & pos.kings()).count() as i32
+        };
+        return count(pos.turn()) - count(!pos.turn());
+    }
+    moves
+        .iter()
+        .map(|m| -material_after_captures(&pos.play(m)))
+        .max()
+        .unwrap()
+}
+
+/// Whether `mv` gives material away in the captures that follow it.
+fn gives_away(pos: &Position, mv: &Move) -> bool {
+    -material_after_captures(&pos.play(mv)) < material_after_captures(pos)
+}
+
+/// Plays a drawn ending from `fen` against Kroon, which plays `kroon`; the peer never accepts a
+/// draw claim (it neither answers the game end nor stops) and plays on to win, by a search that
+/// knows no draw rule. Returns the chats Kroon sent, the plies at which Kroon gave material away
+/// when it need not have, and the game as played.
+fn play_on_against_claims(
+    addr: &str,
+    fen: &str,
+    kroon: DxpColour,
+    plies: usize,
+) -> (Vec<String>, Vec<usize>, Game) {
+    let mut peer = Peer::connect(addr);
+    let start = parse_fen(fen, Variant::International).unwrap();
+    peer.game = Game::new(start);
+    peer.send(&Dxp::GameReq(GameReq {
+        version: 1,
+        initiator: "Arbiter".into(),
+        follower_colour: kroon,
+        minutes: 5,
+        moves: 0,
+        start: Some(to_dxp_position(&start).unwrap()),
+    }));
+    assert_eq!(peer.expect("A"), format!("A{:<32}0", "Server"));
+    let kroon_colour = match kroon {
+        DxpColour::White => kroon_rules::Colour::White,
+        DxpColour::Black => kroon_rules::Colour::Black,
+    };
+    let mut chats = Vec::new();
+    let mut sacrifices = Vec::new();
+    let engine = Engine::new(1, 8);
+    let mut referee = Game::new(start);
+    for reason in [
+        DrawReason::Repetition,
+        DrawReason::KingMoves,
+        DrawReason::Endgame(EndgameRule::Five),
+    ] {
+        referee.waive(reason);
+    }
+    while peer.game.moves().len() < plies && !peer.game.position().legal_moves().is_empty() {
+        let pos = *peer.game.position();
+        if pos.turn() == kroon_colour {
+            let msg = peer.recv().expect("kroon closed the connection");
+            match &msg[..1] {
+                // Claims and their chats are heard and ignored: the arbiter counts otherwise.
+                "C" | "E" => chats.push(msg),
+                "M" => {
+                    let m: DxpMove = msg.parse().unwrap();
+                    let mv = find_move(&pos, &m).unwrap_or_else(|e| panic!("{msg}: {e}"));
+                    let safe = pos.legal_moves().iter().any(|m| !gives_away(&pos, m));
+                    if safe && gives_away(&pos, &mv) {
+                        sacrifices.push(peer.game.moves().len());
+                    }
+                    peer.game.play(&mv).unwrap();
+                    referee.play(&mv).unwrap();
+                }
+                _ => panic!("unexpected {msg}"),
+            }
+        } else {
+            // The peer is an engine of its own that knows no draw rule: it plays to win.
+            let req = SearchRequest {
+                game: referee.clone(),
+                limits: Limits::Nodes(20_000),
+                ponder: false,
+            };
+            let mv = engine.search(&req, &|_| {}).best.expect("a legal move");
+            let m = to_dxp_move(&mv, Duration::from_millis(10), Variant::International).unwrap();
+            peer.send(&Dxp::Move(m));
+            peer.game.play(&mv).unwrap();
+            referee.play(&mv).unwrap();
+        }
+    }
+    peer.send_text("E00");
+    loop {
+        let msg = peer.expect_any();
+        if msg.starts_with('E') {
+            break;
+        }
+        chats.push(msg);
+    }
+    (chats, sacrifices, peer.game)
+}
+
+#[test]
+fn drawn_endings_are_claimed_then_played_on_without_giving_pieces_away() {
+    // Two endings Kroon once lost against an engine whose arbiter counted the FMJD 6.3/6.4
+    // draws otherwise: Kroon claims the draw when its count ends, and when the game goes on it
+    // keeps its pieces and loses nothing.
+    let (_server, addr) = Kroon::server("Server", &["--move-time", "0.05"]);
+    for (fen, kroon) in [
+        ("W:W6,K21,35:BK25", DxpColour::White),
+        ("W:WK43:B1,24,K48", DxpColour::Black),
+    ] {
+        let (chats, sacrifices, game) = play_on_against_claims(&addr, fen, kroon, 80);
+        let end = game.position();
+        let kroon_to_move =
+            (end.turn() == kroon_rules::Colour::White) == (kroon == DxpColour::White);
+        let over = end.legal_moves().is_empty();
+        let moves: Vec<String> = game
+            .moves()
+            .iter()
+            .map(|m| kroon_rules::notation::long(m, Variant::International))
+            .collect();
+        assert!(!(over && kroon_to_move), "{fen}: kroon lost: {moves:?}");
+        // Material given away is a sacrifice only when it wins.
+        assert!(
+            sacrifices.is_empty() || (over && !kroon_to_move),
+            "{fen}: kroon gave material away at plies {sacrifices:?} and did not win: {moves:?}"
+        );
+        if !over {
+            assert!(
+                chats
+                    .iter()
+                    .any(|c| c.contains("draw claimed: 16-move endgame rule")),
+                "{fen}: {chats:?}"
+            );
+            assert!(
+                chats.iter().any(|c| c.contains("playing on")),
+                "{fen}: {chats:?}"
+            );
+        }
+        println!(
+            "{fen}: {} plies, won {}, chats {chats:?}",
+            moves.len(),
+            over
+        );
+    }
 }
 
 #[test]

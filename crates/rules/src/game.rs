@@ -99,12 +99,17 @@ impl GameResult {
     }
 }
 
-/// The endgame draw rules: which one a position falls under. The count of a rule runs while the
-/// position stays under that same rule and nothing is captured.
+/// The endgame draw rules: which one a position falls under. A rule's count starts at 0 in the
+/// position where the rule begins to apply (the move that made it is not one of its moves) and the
+/// game is drawn once both sides have played the rule's moves, that is after `plies()` plies; see
+/// [`DrawCounts`] for what a capture or a promotion during a count does.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum EndgameRule {
     /// FMJD 6.3: 3 kings, 2 kings + 1 man, or 1 king + 2 men against a lone king: 16 moves each.
     Sixteen,
+    /// FMJD 6.3, last sentence: as [`EndgameRule::Sixteen`], but the lone king holds the long
+    /// diagonal (5-46) alone: 5 moves each, inside the 16-move maximum that keeps running.
+    LongDiagonal,
     /// FMJD 6.4 (and Russian 7.2.8): 2 kings, 1 king + 1 man, or 1 king against a lone king:
     /// 5 moves each.
     Five,
@@ -133,7 +138,7 @@ impl EndgameRule {
     pub const fn plies(self) -> u32 {
         match self {
             EndgameRule::Sixteen => 32,
-            EndgameRule::Five | EndgameRule::MainRoad => 10,
+            EndgameRule::Five | EndgameRule::MainRoad | EndgameRule::LongDiagonal => 10,
             EndgameRule::TwoKingsAgainstOne => 14,
             EndgameRule::KingAgainstKing => 4,
             EndgameRule::ThreeKings => 30,
@@ -157,6 +162,7 @@ impl EndgameRule {
             EndgameRule::KingAgainstKing => "2-move rule",
             EndgameRule::ThreeKings => "15-move rule",
             EndgameRule::MainRoad => "main-road rule",
+            EndgameRule::LongDiagonal => "long-diagonal rule",
             EndgameRule::Balance { .. } => {
                 if self.plies() == 60 {
                     "30-move rule"
@@ -177,6 +183,7 @@ impl EndgameRule {
             EndgameRule::KingAgainstKing => "2 moves each in king against king",
             EndgameRule::ThreeKings => "15 moves in 3 kings or more against 1",
             EndgameRule::MainRoad => "5 moves against a lone king on the main road",
+            EndgameRule::LongDiagonal => "5 moves against a lone king holding the long diagonal",
             EndgameRule::Balance { .. } => {
                 if self.plies() == 60 {
                     "30 moves in a 4- or 5-piece ending with the balance unchanged"
@@ -237,9 +244,32 @@ fn lone_king(pos: &Position) -> Option<(Colour, u32, u32)> {
     })
 }
 
+/// The long diagonal of the 10x10 board, 5-46 (FMJD 2.3).
+const LONG_DIAGONAL: [u32; 10] = [5, 10, 14, 19, 23, 28, 32, 37, 41, 46];
+
+/// The squares of `fields` on the board of `pos`.
+fn squares(pos: &Position, fields: &[u32]) -> crate::Bitboard {
+    let g = pos.variant().geometry();
+    fields
+        .iter()
+        .filter_map(|&f| g.square(f))
+        .fold(crate::Bitboard::EMPTY, |b, sq| b.with(sq))
+}
+
+/// Whether the lone king of `weak` stands on `road` and the other side has nothing on it.
+fn holds_alone(pos: &Position, weak: Colour, road: crate::Bitboard) -> bool {
+    (pos.pieces(weak) & road).any() && (pos.pieces(!weak) & road).is_empty()
+}
+
 fn fmjd_rule(pos: &Position) -> Option<EndgameRule> {
     match lone_king(pos)? {
-        (_, 3, 0) | (_, 2, 1) | (_, 1, 2) => Some(EndgameRule::Sixteen),
+        (weak, 3, 0) | (weak, 2, 1) | (weak, 1, 2) => {
+            if holds_alone(pos, weak, squares(pos, &LONG_DIAGONAL)) {
+                Some(EndgameRule::LongDiagonal)
+            } else {
+                Some(EndgameRule::Sixteen)
+            }
+        }
         (_, 2, 0) | (_, 1, 1) | (_, 1, 0) => Some(EndgameRule::Five),
         _ => None,
     }
@@ -254,14 +284,8 @@ fn frisian_rule(pos: &Position) -> Option<EndgameRule> {
 }
 
 fn russian_rule(pos: &Position) -> Option<EndgameRule> {
-    let g = pos.variant().geometry();
     if let Some((weak, k, m)) = lone_king(pos) {
-        let road = MAIN_ROAD
-            .iter()
-            .filter_map(|&f| g.square(f))
-            .fold(crate::Bitboard::EMPTY, |b, sq| b.with(sq));
-        let alone_on_road =
-            (pos.pieces(weak) & road).any() && (pos.pieces(!weak) & road).is_empty();
+        let alone_on_road = holds_alone(pos, weak, squares(pos, &MAIN_ROAD));
         let rule = match (k, m) {
             (k, m) if k >= 1 && k + m == 3 && alone_on_road => Some(EndgameRule::MainRoad),
             (k, 0) if k >= 3 => Some(EndgameRule::ThreeKings),
@@ -286,20 +310,172 @@ fn russian_rule(pos: &Position) -> Option<EndgameRule> {
     })
 }
 
-/// The endgame count after a move from a position under `before` to one under `after`: it goes on
-/// while the rule stays the same and nothing is captured, and starts again at 1 under a new rule.
-#[must_use]
-pub fn next_endgame_plies(
-    plies: u32,
-    before: Option<EndgameRule>,
-    after: Option<EndgameRule>,
-    capture: bool,
-) -> u32 {
-    match after {
-        None => 0,
-        Some(rule) if before == Some(rule) && !capture => plies + 1,
-        Some(_) => 1,
+/// Whether a count of `before` goes on into a position under `after` (rather than a new count
+/// starting at 0). FMJD 6.3/6.4 count moves "played after" the configuration arose, and keep a
+/// running maximum when a piece is taken, so a count goes on through a promotion and through a
+/// capture that stays within the same rule (2 kings against 1 becoming 1 against 1). Elsewhere a
+/// count goes on while the rule stays the same and nothing is captured.
+fn count_goes_on(before: EndgameRule, after: EndgameRule, capture: bool) -> bool {
+    let fmjd = |r| {
+        matches!(
+            r,
+            EndgameRule::Sixteen | EndgameRule::LongDiagonal | EndgameRule::Five
+        )
+    };
+    before == after && (!capture || fmjd(after))
+}
+
+/// The draw-rule counters of a position in a game, as the rules and the search both keep them.
+///
+/// FMJD 6.3 and 6.4 (international draughts) are read as follows; the text leaves the
+/// transitions open, and this is the reading Kroon follows (docs/draw-rules.md):
+/// - a count starts at 0 in the position where its configuration arises: the capture or
+///   promotion that made it is not one of the moves counted, and the game is drawn after both
+///   sides have played their moves, 10 plies for 5 moves each and 32 for 16, whichever side
+///   moved first;
+/// - the 16-move maximum (6.3) keeps running when a piece is taken during it ("the maximum of 16
+///   moves remains"), also when the capture turns the ending into a 6.4 one: the 5-move count of
+///   6.4 then starts at 0 beside it, and the game is drawn when either runs out;
+/// - a promotion inside 6.3 (2 kings + 1 man becoming 3 kings) or inside 6.4 (1 king + 1 man
+///   becoming 2 kings) changes nothing: the count goes on;
+/// - the long-diagonal case of 6.3 (the lone king holds the long diagonal alone) has its own
+///   5-move count, which starts when the lone king takes the diagonal; the 16-move maximum runs
+///   on under it and after it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct DrawCounts {
+    /// Plies of king moves without capture that led here (FMJD 6.2; the variants' quiet rules).
+    pub king_plies: u32,
+    /// The endgame rule the position is under, if any.
+    pub rule: Option<EndgameRule>,
+    /// Plies played since `rule` began to apply.
+    pub rule_plies: u32,
+    /// FMJD 6.3: plies since a 16-move count began, while the lone-king ending it began goes on.
+    pub sixteen_plies: Option<u32>,
+}
+
+impl DrawCounts {
+    /// The counts of a game's start position, with `king_plies` and `endgame_plies` already run.
+    #[must_use]
+    pub fn at_start(pos: &Position, king_plies: u32, endgame_plies: u32) -> DrawCounts {
+        let rule = endgame_rule(pos);
+        DrawCounts {
+            king_plies,
+            rule,
+            rule_plies: endgame_plies,
+            sixteen_plies: matches!(rule, Some(EndgameRule::Sixteen | EndgameRule::LongDiagonal))
+                .then_some(endgame_plies),
+        }
     }
+
+    /// The counts after `mv` is played from `pos` (under these counts) into `child`.
+    #[must_use]
+    pub fn after(&self, pos: &Position, mv: &Move, child: &Position) -> DrawCounts {
+        let king_plies = if is_king_quiet(pos, mv) {
+            self.king_plies + 1
+        } else {
+            0
+        };
+        let rule = endgame_rule(child);
+        let capture = mv.is_capture();
+        let rule_plies = match (self.rule, rule) {
+            (Some(before), Some(after)) if count_goes_on(before, after, capture) => {
+                self.rule_plies + 1
+            }
+            _ => 0,
+        };
+        let sixteen_plies = match rule {
+            Some(EndgameRule::Sixteen | EndgameRule::LongDiagonal | EndgameRule::Five) => {
+                match self.sixteen_plies {
+                    Some(n) => Some(n + 1),
+                    None if rule != Some(EndgameRule::Five) => Some(0),
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        DrawCounts {
+            king_plies,
+            rule,
+            rule_plies,
+            sixteen_plies,
+        }
+    }
+
+    /// The endgame rule whose count has run out, if one has.
+    #[must_use]
+    pub fn endgame_over(&self) -> Option<EndgameRule> {
+        if self
+            .sixteen_plies
+            .is_some_and(|n| n >= EndgameRule::Sixteen.plies())
+        {
+            return Some(EndgameRule::Sixteen);
+        }
+        self.rule.filter(|r| self.rule_plies >= r.plies())
+    }
+
+    /// Plies left before an endgame count runs out (`u32::MAX` when none runs).
+    #[must_use]
+    pub fn endgame_plies_left(&self) -> u32 {
+        let rule = self
+            .rule
+            .map_or(u32::MAX, |r| r.plies().saturating_sub(self.rule_plies));
+        let sixteen = self
+            .sixteen_plies
+            .map_or(u32::MAX, |n| EndgameRule::Sixteen.plies().saturating_sub(n));
+        rule.min(sixteen)
+    }
+}
+
+/// Draw rules a game no longer applies, because a claim under them was not accepted and the other
+/// side played on: the engine then plays on as if they did not exist rather than treat the game as
+/// over.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct Waived {
+    /// Third repetition.
+    pub repetition: bool,
+    /// The king-move rule (FMJD 6.2, the variants' quiet rules).
+    pub king_moves: bool,
+    /// The endgame counts (FMJD 6.3 and 6.4, the variants' endgame rules).
+    pub endgame: bool,
+}
+
+impl Waived {
+    /// No rule waived.
+    pub const NONE: Waived = Waived {
+        repetition: false,
+        king_moves: false,
+        endgame: false,
+    };
+
+    /// Also waives the rule behind `reason`.
+    pub fn waive(&mut self, reason: DrawReason) {
+        match reason {
+            DrawReason::Repetition => self.repetition = true,
+            DrawReason::KingMoves => self.king_moves = true,
+            DrawReason::Endgame(_) => self.endgame = true,
+        }
+    }
+
+    /// Whether any rule is waived.
+    #[must_use]
+    pub fn any(self) -> bool {
+        self.repetition || self.king_moves || self.endgame
+    }
+}
+
+/// The draw by a counting rule (king moves, endgame counts) that `counts` have reached, if any,
+/// leaving out the `waived` rules. One rule for the game and the search alike.
+#[must_use]
+pub fn counted_draw(counts: &DrawCounts, variant: Variant, waived: Waived) -> Option<DrawReason> {
+    if !waived.endgame {
+        if let Some(rule) = counts.endgame_over() {
+            return Some(DrawReason::Endgame(rule));
+        }
+    }
+    if !waived.king_moves && counts.king_plies >= quiet_limit(variant) {
+        return Some(DrawReason::KingMoves);
+    }
+    None
 }
 
 /// Whether a move keeps the 25-move count going: a king move that captures nothing.
@@ -313,22 +489,17 @@ pub fn is_king_quiet(pos: &Position, mv: &Move) -> bool {
 pub struct Game {
     positions: Vec<Position>,
     moves: Vec<Move>,
-    /// Per position: plies of king moves without capture that led to it.
-    king_plies: Vec<u32>,
-    /// Per position: plies spent under the current endgame rule.
-    endgame_plies: Vec<u32>,
+    /// Per position: the draw-rule counters.
+    counts: Vec<DrawCounts>,
+    /// Draw rules this game no longer applies.
+    waived: Waived,
 }
 
 impl Game {
     /// A game starting from `start`.
     #[must_use]
     pub fn new(start: Position) -> Game {
-        Game {
-            positions: vec![start],
-            moves: Vec::new(),
-            king_plies: vec![0],
-            endgame_plies: vec![0],
-        }
+        Game::resume(start, 0, 0)
     }
 
     /// A game resumed at `start` with its draw-rule counters already running: `king_plies` plies of
@@ -338,8 +509,8 @@ impl Game {
         Game {
             positions: vec![start],
             moves: Vec::new(),
-            king_plies: vec![king_plies],
-            endgame_plies: vec![endgame_plies],
+            counts: vec![DrawCounts::at_start(&start, king_plies, endgame_plies)],
+            waived: Waived::NONE,
         }
     }
 
@@ -369,16 +540,37 @@ impl Game {
         &self.positions
     }
 
+    /// The draw-rule counters now.
+    #[must_use]
+    pub fn counts(&self) -> DrawCounts {
+        *self
+            .counts
+            .last()
+            .expect("a game always has its start counts")
+    }
+
     /// Plies of king-only moves without capture up to now.
     #[must_use]
     pub fn king_plies(&self) -> u32 {
-        *self.king_plies.last().unwrap_or(&0)
+        self.counts().king_plies
     }
 
     /// Plies played under the current endgame rule.
     #[must_use]
     pub fn endgame_plies(&self) -> u32 {
-        *self.endgame_plies.last().unwrap_or(&0)
+        self.counts().rule_plies
+    }
+
+    /// The draw rules this game no longer applies.
+    #[must_use]
+    pub fn waived(&self) -> Waived {
+        self.waived
+    }
+
+    /// Stops applying the rule behind `reason` for the rest of the game (a claim under it was
+    /// not accepted).
+    pub fn waive(&mut self, reason: DrawReason) {
+        self.waived.waive(reason);
     }
 
     /// Plays a legal move.
@@ -388,21 +580,10 @@ impl Game {
     pub fn play(&mut self, mv: &Move) -> Result<(), IllegalMove> {
         let pos = *self.position();
         let next = pos.try_play(mv)?;
-        let kp = if is_king_quiet(&pos, mv) {
-            self.king_plies() + 1
-        } else {
-            0
-        };
-        let ep = next_endgame_plies(
-            self.endgame_plies(),
-            endgame_rule(&pos),
-            endgame_rule(&next),
-            mv.is_capture(),
-        );
+        let counts = self.counts().after(&pos, mv, &next);
         self.positions.push(next);
         self.moves.push(*mv);
-        self.king_plies.push(kp);
-        self.endgame_plies.push(ep);
+        self.counts.push(counts);
         Ok(())
     }
 
@@ -411,8 +592,7 @@ impl Game {
         let keep = self.moves.len().saturating_sub(n);
         self.moves.truncate(keep);
         self.positions.truncate(keep + 1);
-        self.king_plies.truncate(keep + 1);
-        self.endgame_plies.truncate(keep + 1);
+        self.counts.truncate(keep + 1);
     }
 
     /// How often the current position has occurred (with the same side to move).
@@ -428,7 +608,7 @@ impl Game {
     }
 
     /// The result, if the game is over: a side without a legal move has lost (won, in losing
-    /// draughts); in breakthrough the first king wins; otherwise the draw rules.
+    /// draughts); in breakthrough the first king wins; otherwise the draw rules not waived.
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
         let pos = self.position();
@@ -448,17 +628,9 @@ impl Game {
                 !loser
             }));
         }
-        if self.repetitions() >= 3 {
+        if !self.waived.repetition && self.repetitions() >= 3 {
             return Some(Outcome::Draw(DrawReason::Repetition));
         }
-        if let Some(rule) = endgame_rule(pos) {
-            if self.endgame_plies() >= rule.plies() {
-                return Some(Outcome::Draw(DrawReason::Endgame(rule)));
-            }
-        }
-        if self.king_plies() >= quiet_limit(variant) {
-            return Some(Outcome::Draw(DrawReason::KingMoves));
-        }
-        None
+        counted_draw(&self.counts(), variant, self.waived).map(Outcome::Draw)
     }
 }

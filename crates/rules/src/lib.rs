@@ -28,7 +28,10 @@ pub mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use fen::{parse_dxp, parse_fen, parse_hub, write_dxp, write_fen, write_hub, FenError};
-pub use game::{endgame_rule, DrawReason, EndgameRule, Game, GameResult, Outcome};
+pub use game::{
+    counted_draw, endgame_rule, DrawCounts, DrawReason, EndgameRule, Game, GameResult, Outcome,
+    Waived,
+};
 pub use geometry::Geometry;
 pub use movegen::{has_capture, Duplicates};
 pub use movelist::MoveList;

@@ -124,10 +124,11 @@ fn russian_fifteen_moves_of_kings_alone_draw() {
 
 #[test]
 fn a_capture_starts_the_count_again() {
-    // 3 kings against 2 in Russian: after the capture, 3 against 1 counts from 1.
+    // 3 kings against 2 in Russian: after the capture, 3 against 1 counts from 0 (7.2.4: "from
+    // the moment the balance of forces was established").
     let mut g = game("W:WKc1,Ke1,Kg1:BKb8,d2", Variant::Russian);
     let mv = g.position().legal_moves()[0];
     assert!(mv.is_capture());
     g.play(&mv).unwrap();
-    assert_eq!(g.endgame_plies(), 1);
+    assert_eq!(g.endgame_plies(), 0);
 }

@@ -160,6 +160,157 @@ fn art_6_4_five_moves_in_two_kings_against_one() {
     );
 }
 
+/// Plays `moves` (Hub-style "a-b" texts) in `g`, checking that the game is not over before each.
+fn play_all(g: &mut Game, moves: &[&str]) {
+    for t in moves {
+        assert_eq!(g.outcome(), None, "over before {t}");
+        let mv = parse_move(g.position(), t).unwrap();
+        g.play(&mv).unwrap();
+    }
+}
+
+#[test] // FMJD 6.4: "after both players have each played 5 moves": 10 plies, whoever starts
+fn art_6_4_both_sides_play_their_five_moves() {
+    // White (king + man) to move first against the lone king: the count is not over after
+    // White's fifth move, only after Black's.
+    let mut g = Game::new(parse_fen("W:W45,K30:BK14", Variant::International).unwrap());
+    assert_eq!(walk_kings(&mut g, 60), 10);
+    assert_eq!(g.moves().len(), 10);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::Endgame(EndgameRule::Five)))
+    );
+    g.undo(1);
+    assert_eq!(g.outcome(), None, "one ply short of 5 moves each");
+}
+
+#[test] // FMJD 6.3/6.4: the capture that makes a configuration is not one of its moves
+fn art_6_4_count_starts_after_the_capture_that_made_it() {
+    // Three kings against a king (6.3); the lone king takes one: 2 kings against 1 (6.4), and
+    // the 5 moves each start after that capture.
+    let mut g = Game::new(parse_fen("B:WK44,K2,K3:BK50", Variant::International).unwrap());
+    assert_eq!(endgame_rule(g.position()), Some(EndgameRule::Sixteen));
+    let capture = g.position().legal_moves()[0];
+    assert!(capture.is_capture());
+    g.play(&capture).unwrap();
+    assert_eq!(endgame_rule(g.position()), Some(EndgameRule::Five));
+    assert_eq!(g.endgame_plies(), 0);
+    assert_eq!(walk_kings(&mut g, 60), 10);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::Endgame(EndgameRule::Five)))
+    );
+}
+
+#[test] // FMJD 6.3: "when a piece is captured during these 16 moves, the maximum of 16 remains"
+fn art_6_3_sixteen_move_maximum_outlives_a_capture() {
+    // 14 moves each already played under 6.3; the capture then starts a 5-move count (6.4),
+    // but the 16-move maximum runs out first: 32 plies after the 6.3 count began.
+    let start = parse_fen("B:WK44,K2,K3:BK50", Variant::International).unwrap();
+    let mut g = Game::resume(start, 0, 28);
+    let capture = g.position().legal_moves()[0];
+    g.play(&capture).unwrap();
+    assert_eq!(g.counts().sixteen_plies, Some(29));
+    assert_eq!(walk_kings(&mut g, 60), 3);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::Endgame(EndgameRule::Sixteen)))
+    );
+}
+
+#[test] // FMJD 6.3: a promotion inside the 16-move count changes nothing
+fn art_6_3_promotion_keeps_the_sixteen_move_count() {
+    // 2 kings + 1 man against a king; the man crowns: 3 kings against 1, the same count.
+    let mut g = Game::new(parse_fen("W:WK47,K48,6:BK50", Variant::International).unwrap());
+    assert_eq!(endgame_rule(g.position()), Some(EndgameRule::Sixteen));
+    play_all(&mut g, &["6-1"]);
+    assert_eq!(endgame_rule(g.position()), Some(EndgameRule::Sixteen));
+    assert_eq!(g.endgame_plies(), 1);
+    assert_eq!(g.counts().sixteen_plies, Some(1));
+    assert_eq!(walk_kings(&mut g, 60), 31);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::Endgame(EndgameRule::Sixteen)))
+    );
+}
+
+#[test] // FMJD 6.3: three kings against a lone king holding the long diagonal: 5 moves each
+fn art_6_3_long_diagonal_five_moves() {
+    let pos = parse_fen("W:WK1,K2,K3:BK46", Variant::International).unwrap();
+    assert_eq!(endgame_rule(&pos), Some(EndgameRule::LongDiagonal));
+    let mut g = Game::new(pos);
+    play_all(
+        &mut g,
+        &[
+            "1-6", "46-41", "2-7", "41-46", "3-8", "46-41", "6-11", "41-46", "7-12",
+        ],
+    );
+    assert_eq!(g.outcome(), None);
+    play_all(&mut g, &["46-41"]);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::Endgame(
+            EndgameRule::LongDiagonal
+        )))
+    );
+    // Off the diagonal, the same material is the 16-move ending, and its count runs from the
+    // start of the ending: the long-diagonal count ran inside it.
+    let off = parse_fen("W:WK1,K2,K3:BK45", Variant::International).unwrap();
+    assert_eq!(endgame_rule(&off), Some(EndgameRule::Sixteen));
+    // A piece of the strong side on the diagonal takes the case away.
+    let shared = parse_fen("W:WK1,K2,K5:BK46", Variant::International).unwrap();
+    assert_eq!(endgame_rule(&shared), Some(EndgameRule::Sixteen));
+}
+
+#[test] // FMJD 6.3: the two endings of docs/draw-rules.md, played on past the count as they were
+fn kroon_reading_of_two_played_endings() {
+    let games = [
+        (
+            "W:W6,K21,35:BK25",
+            "21-12 25-43 12-3 43-16 3-25 16-7 25-30 7-18 30-24 18-34 24-13 34-43 13-22 43-34 \
+             22-11 34-25 11-17 25-34 17-22 34-7 6-1 7-16 22-13 16-43 35-30 43x25 13-2 25-39 1-6 \
+             39-34 6-50 34-45 2-7 45x1 50-39 1-6 39-43 6-1 43-30 1-45 30-2 45-40 2-7 40x1",
+        ),
+        (
+            "W:WK43:B1,24,K48",
+            "43-38 24-30 38-49 30-35 49-16 48-26 16-49 26-17 49-16 17-22 16-43 22-28 43-21 35-40 \
+             21-49 28-44 49-43 40-45 43-16 44-49 16-2 45-50 2-8 49-35 8-21 50-17 21x12 35-49 \
+             12-34 49-21 34-39 1-7 39-34 21-12 34-45 7-11 45x16",
+        ),
+    ];
+    for (fen, moves) in games {
+        let mut g = Game::new(parse_fen(fen, Variant::International).unwrap());
+        let mut ended = None;
+        for text in moves.split_whitespace() {
+            let mv = parse_move(g.position(), text).unwrap();
+            g.play(&mv).unwrap();
+            if ended.is_none() {
+                ended = g.outcome().map(|o| (g.moves().len(), o));
+            }
+        }
+        // 16 moves each from the start of the ending: neither the promotions nor the capture
+        // that turned it into 2 kings against 1 start the maximum again.
+        assert_eq!(
+            ended,
+            Some((32, Outcome::Draw(DrawReason::Endgame(EndgameRule::Sixteen)))),
+            "{fen}"
+        );
+    }
+}
+
+#[test] // A draw claim the other side does not accept: the game goes on without that rule
+fn waived_rule_no_longer_ends_the_game() {
+    let mut g = Game::new(parse_fen("W:WK47,K48:BK3", Variant::International).unwrap());
+    assert_eq!(walk_kings(&mut g, 60), 10);
+    let Some(Outcome::Draw(reason)) = g.outcome() else {
+        panic!("not drawn: {:?}", g.outcome());
+    };
+    g.waive(reason);
+    assert_eq!(g.outcome(), None);
+    assert_eq!(walk_kings(&mut g, 30), 30);
+    assert_eq!(g.outcome(), None);
+}
+
 #[test] // FMJD 1.3 / 6: a side without a legal move loses
 fn no_legal_move_loses() {
     let g = Game::new(parse_fen("B:W31,32:B", Variant::International).unwrap());

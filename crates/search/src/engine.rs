@@ -8,7 +8,7 @@ use crate::tables::EndgameTables;
 use crate::time::{Limits, TimeManager};
 use crate::worker::History;
 use crate::{Info, SearchResult};
-use kroon_rules::{Game, Position};
+use kroon_rules::{Game, Outcome, Position, Waived};
 use parking_lot::Mutex;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -253,6 +253,18 @@ impl Engine {
     }
 }
 
+/// The draw rules a search of `game` leaves out: those the game waives, and a counting rule or a
+/// repetition that has already ended the game at the root. The caller asks for a move all the
+/// same (a GUI, or an opponent, that reads the rules otherwise), so the search plays the position
+/// out as it stands instead of scoring every move a draw.
+fn waived_at_root(game: &Game) -> Waived {
+    let mut waived = game.waived();
+    if let Some(Outcome::Draw(reason)) = game.outcome() {
+        waived.waive(reason);
+    }
+    waived
+}
+
 fn search_blocking(
     shared: &Shared,
     eval: &Eval,
@@ -269,8 +281,8 @@ fn search_blocking(
             .iter()
             .map(Position::key)
             .collect(),
-        king_plies: game.king_plies(),
-        endgame_plies: game.endgame_plies(),
+        counts: game.counts(),
+        waived: waived_at_root(game),
     };
     let legal = root.legal_moves();
     // With one legal move and a clock running, there is nothing to think about.

@@ -7,9 +7,9 @@ use crate::tables::{self, EndgameTables, TableProbe, TableValue};
 use crate::time::TimeManager;
 use crate::tt::{Bound, Entry};
 use crate::{Info, Line, MAX_DEPTH, MAX_PLY};
-use kroon_rules::game::{endgame_rule, is_king_quiet, next_endgame_plies, quiet_limit};
-use kroon_rules::EndgameRule;
-use kroon_rules::{movegen, Move, MoveList, Position, Variant};
+use kroon_rules::game::quiet_limit;
+use kroon_rules::{counted_draw, DrawCounts, DrawReason, Waived};
+use kroon_rules::{has_capture, movegen, Colour, Move, MoveList, Position, Variant};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -18,20 +18,15 @@ use std::sync::Arc;
 pub struct History {
     /// Keys of the positions before the root, oldest first.
     pub keys: Vec<u64>,
-    /// King-only plies without capture that led to the root.
-    pub king_plies: u32,
-    /// Plies already spent under the root's endgame rule.
-    pub endgame_plies: u32,
+    /// The draw-rule counters at the root.
+    pub counts: DrawCounts,
+    /// Draw rules the game no longer applies (a claim the other side did not accept, or a count
+    /// that has already run out at the root: the game goes on, so the search plays it out).
+    pub waived: Waived,
 }
 
 /// Draw-rule counters of one ply.
-#[derive(Copy, Clone, Debug, Default)]
-struct Frame {
-    king_plies: u32,
-    endgame_plies: u32,
-    /// The endgame rule of the position, if any.
-    rule: Option<EndgameRule>,
-}
+type Frame = DrawCounts;
 
 /// The result of one thread's iterative deepening.
 #[derive(Clone, Debug, Default)]
@@ -54,6 +49,39 @@ fn skips(id: usize, depth: u32) -> bool {
     ((depth + PHASE[i]) / SIZE[i]) % 2 == 1
 }
 
+/// How far from 0 the end of an endgame count may score (centi-men): enough to rank the material
+/// a last move keeps or gives away, too little to rival any real advantage.
+const COUNT_END_BAND: i32 = 16;
+/// Centi-men per unit of material (a man 1, a king 3) won or lost at the end of a count.
+const COUNT_END_UNIT: i32 = 4;
+
+/// White's material less Black's, a man 1 and a king 3.
+fn material(pos: &Position) -> i32 {
+    let of = |c| {
+        let p = pos.pieces(c);
+        (p & pos.men()).count() as i32 + 3 * (p & pos.kings()).count() as i32
+    };
+    of(Colour::White) - of(Colour::Black)
+}
+
+/// The material (a man 1, a king 3, a crowning 2) the side to move wins in the captures the
+/// rules force from `pos`, each side taking what is best for it; 0 when nothing is to be taken.
+fn capture_swing(pos: &Position, depth: u32) -> i32 {
+    if depth >= 16 || !has_capture(pos) {
+        return 0;
+    }
+    let mut list = MoveList::new();
+    movegen::generate(pos, &mut list);
+    let kings = pos.kings();
+    list.iter()
+        .map(|m| {
+            let taken = m.captured.count() as i32 + 2 * (m.captured & kings).count() as i32;
+            taken + 2 * i32::from(m.promotes) - capture_swing(&pos.play(m), depth + 1)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// Signals that the search was stopped; the unfinished iteration is thrown away.
 struct Stopped;
 
@@ -69,6 +97,10 @@ pub struct Worker<'a> {
     seldepth: u32,
     keys: Vec<u64>,
     frames: Vec<Frame>,
+    /// Draw rules this search does not apply.
+    waived: Waived,
+    /// White's material less Black's at the root (see `count_end_score`).
+    root_material: i32,
     lists: Vec<MoveList>,
     killers: Vec<[u16; 2]>,
     /// Ordering scores of each ply's moves, parallel to `lists`.
@@ -104,6 +136,8 @@ impl<'a> Worker<'a> {
             seldepth: 0,
             keys: Vec::with_capacity(1024),
             frames: vec![Frame::default(); MAX_PLY + 2],
+            waived: Waived::NONE,
+            root_material: 0,
             lists: (0..MAX_PLY + 2).map(|_| MoveList::new()).collect(),
             killers: vec![[0; 2]; MAX_PLY + 2],
             scores: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(64)).collect(),
@@ -155,11 +189,9 @@ impl<'a> Worker<'a> {
         self.table_pieces = self.tables.as_ref().map_or(0, |t| t.pieces());
         self.keys.clear();
         self.keys.extend_from_slice(&history.keys);
-        self.frames[0] = Frame {
-            king_plies: history.king_plies,
-            endgame_plies: history.endgame_plies,
-            rule: endgame_rule(root),
-        };
+        self.frames[0] = history.counts;
+        self.waived = history.waived;
+        self.root_material = material(root);
         let mut root_moves = root.legal_moves();
         let mut best = Outcome::default();
         if root_moves.is_empty() {
@@ -376,32 +408,19 @@ impl<'a> Worker<'a> {
     /// Updates the draw-rule counters and the key stack for the move into `child` from ply `ply`.
     #[inline]
     fn enter(&mut self, pos: &Position, mv: &Move, child: &Position, ply: usize) {
-        let f = self.frames[ply];
-        let king_plies = if is_king_quiet(pos, mv) {
-            f.king_plies + 1
-        } else {
-            0
-        };
-        let rule = endgame_rule(child);
-        self.frames[ply + 1] = Frame {
-            king_plies,
-            endgame_plies: next_endgame_plies(f.endgame_plies, f.rule, rule, mv.is_capture()),
-            rule,
-        };
+        self.frames[ply + 1] = self.frames[ply].after(pos, mv, child);
         self.keys.push(child.key());
     }
 
-    /// Whether the position at `ply` is drawn by repetition or the FMJD counting rules.
+    /// Whether the position at `ply` is drawn by repetition or a counting rule, and by which.
     #[inline]
-    fn is_draw(&self, pos: &Position, ply: usize) -> bool {
-        let f = self.frames[ply];
-        if f.king_plies >= quiet_limit(self.variant) {
-            return true;
+    fn draw_at(&self, pos: &Position, ply: usize) -> Option<DrawReason> {
+        let f = &self.frames[ply];
+        if let Some(reason) = counted_draw(f, self.variant, self.waived) {
+            return Some(reason);
         }
-        if let Some(rule) = f.rule {
-            if f.endgame_plies >= rule.plies() {
-                return true;
-            }
+        if self.waived.repetition {
+            return None;
         }
         // A repetition is possible only across king moves without capture.
         let n = self.keys.len();
@@ -409,11 +428,11 @@ impl<'a> Worker<'a> {
         let mut back = 4;
         while back <= f.king_plies as usize && back < n {
             if self.keys[n - 1 - back] == key {
-                return true;
+                return Some(DrawReason::Repetition);
             }
             back += 2;
         }
-        false
+        None
     }
 
     /// The score of a table's verdict at `ply`, with the counting rules on top: a win whose
@@ -423,19 +442,51 @@ impl<'a> Worker<'a> {
     fn table_score(&self, pos: &Position, probe: TableProbe, ply: usize) -> i32 {
         let f = self.frames[ply];
         let mut left = u32::MAX;
-        if pos.men().is_empty() {
+        if pos.men().is_empty() && !self.waived.king_moves {
             left = quiet_limit(self.variant).saturating_sub(f.king_plies);
         }
-        if let Some(rule) = f.rule {
-            left = left.min(rule.plies().saturating_sub(f.endgame_plies));
+        if !self.waived.endgame {
+            left = left.min(f.endgame_plies_left());
         }
         let too_far = probe.distance.is_some_and(|d| u32::from(d) > left);
+        // A win the count will not leave time for is a draw by Kroon's count, but only just: an
+        // opponent that counts otherwise plays on, so the defender still prefers a real draw.
         match probe.value {
             TableValue::Draw => 0,
-            _ if too_far => 0,
+            TableValue::Win if too_far => COUNT_END_BAND,
+            TableValue::Loss if too_far => -COUNT_END_BAND,
             TableValue::Win => tables::win_score(pos, probe.distance, ply),
             TableValue::Loss => -tables::win_score(pos, probe.distance, ply),
         }
+    }
+
+    /// The score where a count (an endgame rule's, or the king moves') runs out: a draw, but one
+    /// that still knows the material.
+    /// The other side may count differently and play on (docs/draw-rules.md); a line that gives
+    /// a piece away before the count ends, or hangs one on its last ply, must then look worse
+    /// than one that keeps it. The material won or lost since the root, with the captures
+    /// pending here played out (the evaluation would not do: it rightly rates most of these
+    /// endings as draws whatever the material), is squeezed into a few centi-men, so that all
+    /// these lines stay draws for everything else the search compares.
+    fn count_end_score(&self, pos: &Position) -> i32 {
+        let side = if pos.turn() == Colour::White { 1 } else { -1 };
+        let gained = side * (material(pos) - self.root_material) + capture_swing(pos, 0);
+        (gained * COUNT_END_UNIT).clamp(-COUNT_END_BAND, COUNT_END_BAND)
+    }
+
+    /// The static evaluation at `ply`. In an ending under a counting rule (a lone king against a
+    /// few pieces) it also counts, by a few centi-men, the material won or lost since the root:
+    /// most such endings are draws whatever the material, and the evaluation rightly says so, but
+    /// an opponent that reads the count otherwise plays on, and then every piece given away for
+    /// nothing is a risk (docs/draw-rules.md).
+    #[inline]
+    fn evaluate(&self, pos: &Position, ply: usize) -> i32 {
+        let e = self.eval.evaluate(pos);
+        if self.frames[ply].rule.is_none() {
+            return e;
+        }
+        let side = if pos.turn() == Colour::White { 1 } else { -1 };
+        e + side * (material(pos) - self.root_material) * COUNT_END_UNIT
     }
 
     /// Score of a position whose side to move has no legal move, or that a variant ends.
@@ -455,8 +506,10 @@ impl<'a> Worker<'a> {
         if self.variant == Variant::Breakthrough && (pos.kings() & pos.pieces(!pos.turn())).any() {
             return Ok(-WIN + ply as i32);
         }
-        if self.is_draw(pos, ply) {
-            return Ok(0);
+        match self.draw_at(pos, ply) {
+            None => {}
+            Some(DrawReason::Repetition) => return Ok(0),
+            Some(_) => return Ok(self.count_end_score(pos)),
         }
         if ply >= MAX_PLY {
             return Ok(self.eval.evaluate(pos));
@@ -506,7 +559,7 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        let eval = static_eval.unwrap_or_else(|| self.eval.evaluate(pos));
+        let eval = static_eval.unwrap_or_else(|| self.evaluate(pos, ply));
         // Reverse futility: far above beta at low depth with nothing forced, trust the evaluation.
         if !pv_node && !forced && depth <= 3 && !is_decisive(beta) && eval - 120 * depth >= beta {
             self.lists[ply] = list;
@@ -656,7 +709,7 @@ impl<'a> Worker<'a> {
         let quiet = !list[0].is_capture();
         if quiet {
             // Standing pat, unless a man can crown: that gain is too large to leave to the horizon.
-            best = self.eval.evaluate(pos);
+            best = self.evaluate(pos, ply);
             if best >= beta {
                 return Ok(best);
             }

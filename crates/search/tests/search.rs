@@ -298,3 +298,59 @@ fn multipv_lines_are_distinct_legal_ordered_and_line_one_is_the_ordinary_search(
     }
     assert!(checked >= 20, "{checked} positions");
 }
+
+/// Material for the side to move (a man 1, a king 3) once the captures the rules force are played
+/// out, each side taking what is best for it: what a move leaves to exchanges.
+fn material_after_captures(pos: &Position) -> i32 {
+    let moves = pos.legal_moves();
+    if moves.is_empty() || !moves[0].is_capture() {
+        let count = |c| {
+            let p = pos.pieces(c);
+            (p & pos.men()).count() as i32 + 3 * (p & pos.kings()).count() as i32
+        };
+        return count(pos.turn()) - count(!pos.turn());
+    }
+    moves
+        .iter()
+        .map(|m| -material_after_captures(&pos.play(m)))
+        .max()
+        .unwrap()
+}
+
+/// Whether `mv`, played in `pos`, gives material away in the captures that follow.
+fn gives_away(pos: &Position, mv: &kroon_rules::Move) -> bool {
+    -material_after_captures(&pos.play(mv)) < material_after_captures(&pos.with_turn(pos.turn()))
+}
+
+#[test]
+fn the_last_move_of_a_count_keeps_its_pieces() {
+    // FMJD 6.3/6.4: one ply before the count runs out, every move ends the game by Kroon's
+    // count. The other side may read the rule otherwise and play on, so the move must still not
+    // give a piece away; neither once the count has run out (the game goes on). Positions from
+    // drawn endings Kroon once lost that way.
+    let engine = Engine::new(1, 8);
+    for text in [
+        "W:W6,K21,35:BK25",
+        "B:WK38:B1,24,K48",
+        "W:W45,K30:BK14",
+        "W:WK30,K12:BK35",
+    ] {
+        let pos = fen(text);
+        let rule = kroon_rules::endgame_rule(&pos).expect("an endgame rule");
+        let moves = pos.legal_moves();
+        let safe = moves.iter().filter(|m| !gives_away(&pos, m)).count();
+        assert!(safe > 0 && safe < moves.len(), "{text}: a real choice");
+        for plies in [rule.plies() - 1, rule.plies(), rule.plies() + 7] {
+            let req = SearchRequest {
+                game: Game::resume(pos, 0, plies),
+                limits: Limits::Nodes(60_000),
+                ponder: false,
+            };
+            let best = engine.search(&req, &|_| {}).best.expect("a move");
+            assert!(
+                !gives_away(&pos, &best),
+                "{text} after {plies} plies: {best:?} gives a piece away"
+            );
+        }
+    }
+}

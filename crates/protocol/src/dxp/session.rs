@@ -6,9 +6,13 @@
 //! connects is decided in `net`; who proposes games is the [`Role`].
 //!
 //! Conventions, as Scan (`src/dxp.cpp`) and Moby Dam (`main/dxp.c`) practise them:
-//! - The side to move when the game is over (no legal move, an FMJD draw rule, the move count of the
-//!   time control) sends the game end. After Kroon's own last move it waits [`SessionConfig::end_grace`]
-//!   for the peer to do so, then sends its own.
+//! - The side to move when the game is over (no legal move, the move count of the time control)
+//!   sends the game end. After Kroon's own last move it waits [`SessionConfig::end_grace`] for the
+//!   peer to do so, then sends its own.
+//! - A draw by the rules (repetition, the king-move and endgame counts) is claimed by Kroon at
+//!   once, whoever moved last: a chat naming the rule and its count, then the game end. A peer
+//!   that plays on instead (it, or its arbiter, counts otherwise) gets its game back, with the
+//!   rule waived for the rest of the game, so that Kroon plays on at full strength.
 //! - A game end received during a game is answered with a game end (reason 0) carrying Kroon's stop
 //!   code; a game end received outside a game is an acknowledgement and is not answered.
 //! - A back request names a move number (from 1) and the side to move there (Moby Dam `rcv_backreq`).
@@ -17,8 +21,8 @@ use std::fmt;
 use std::time::Duration;
 
 use kroon_rules::{
-    notation, parse_dxp, write_dxp, write_fen, Bitboard, Colour, DrawReason, Game, GameResult,
-    Move, Outcome, Position, Variant,
+    notation, parse_dxp, write_dxp, write_fen, Bitboard, Colour, DrawReason, EndgameRule, Game,
+    GameResult, Move, Outcome, Position, Variant,
 };
 use kroon_search::{score, Engine, Event, Limits, SearchRequest, SearchResult};
 use thiserror::Error;
@@ -466,6 +470,24 @@ fn rules_result(game: &Game, outcome: Outcome) -> (GameResult, String) {
     }
 }
 
+/// The chat line of a draw claim: the rule and how far its count has run.
+fn claim_text(game: &Game, reason: DrawReason) -> String {
+    let counts = game.counts();
+    let count = match reason {
+        DrawReason::Repetition => "the same position for the third time".to_owned(),
+        DrawReason::KingMoves => format!("{} plies of king moves", counts.king_plies),
+        DrawReason::Endgame(EndgameRule::Sixteen) => format!(
+            "{} plies since the ending arose",
+            counts.sixteen_plies.unwrap_or(counts.rule_plies)
+        ),
+        DrawReason::Endgame(_) => format!("{} plies since the ending arose", counts.rule_plies),
+    };
+    format!(
+        "draw claimed: {} ({count})",
+        reason.describe(game.position().variant())
+    )
+}
+
 // ---- the game at the table --------------------------------------------------------------------
 
 /// A game in progress and its clocks.
@@ -622,6 +644,14 @@ enum InGame {
     /// An unreadable message: the description for the chat.
     Unreadable(String),
     Closed,
+}
+
+/// What became of a draw claim.
+enum Claim {
+    /// The game is over, and what comes next.
+    Ended(After),
+    /// The peer plays on; its message, if one came, is for the game to handle.
+    PlayOn(Option<InGame>),
 }
 
 /// What comes after a game.
@@ -999,8 +1029,25 @@ where
             tokio::time::sleep(self.cfg.first_move_delay).await;
         }
         loop {
+            // A draw by the rules is claimed at once, whoever moved last; if the peer plays on,
+            // the rule is waived for the rest of the game and its move is played below.
+            let mut pending = None;
+            while let Some(Outcome::Draw(reason)) = t.game.outcome() {
+                match self.claim_draw(&mut t, reason).await? {
+                    Claim::Ended(after) => return Ok(after),
+                    Claim::PlayOn(event) => {
+                        t.game.waive(reason);
+                        if event.is_some() {
+                            pending = event;
+                            break;
+                        }
+                    }
+                }
+            }
             let outcome = t.game.outcome();
-            let event = if t.our_turn() {
+            let event = if let Some(event) = pending {
+                event
+            } else if t.our_turn() {
                 if let Some(outcome) = outcome {
                     let (result, why) = rules_result(&t.game, outcome);
                     return self.end_by_us(t, Some(result), why, None).await;
@@ -1248,6 +1295,80 @@ where
         info!("{record}");
         self.games = t.number;
         (self.on_game)(&record);
+    }
+
+    /// Claims the draw `reason` gives: a chat naming the rule and its count, and a game end
+    /// with the draw. The game is over when the peer answers with its game end; a peer that
+    /// plays on instead (its reading of the rule, or its arbiter's, differs) gets its game back,
+    /// and so does one that does not answer when Kroon is to move.
+    async fn claim_draw(
+        &mut self,
+        t: &mut Table,
+        reason: DrawReason,
+    ) -> Result<Claim, SessionError> {
+        let (result, why) = rules_result(&t.game, Outcome::Draw(reason));
+        let claim = claim_text(&t.game, reason);
+        info!(game = t.number, "{claim}");
+        self.chat(&claim).await?;
+        let stop = self.our_stop(t.number);
+        self.send(Dxp::GameEnd(GameEnd {
+            reason: end_reason(Some(result), t.kroon),
+            stop,
+        }))
+        .await?;
+        let deadline = Instant::now() + self.cfg.end_grace;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let event = match self.recv(left).await? {
+                Recv::TimedOut if t.our_turn() => None,
+                Recv::TimedOut => {
+                    debug!("no answer to the draw claim: waiting for the peer's move");
+                    None
+                }
+                Recv::Closed => {
+                    self.record(t, Some(result), why);
+                    return Ok(Claim::Ended(After::Closed));
+                }
+                Recv::Msg(Dxp::GameEnd(e)) => {
+                    self.record(t, Some(result), why);
+                    let stop = stop == StopCode::Stop || e.stop == StopCode::Stop;
+                    return Ok(Claim::Ended(if stop { After::Stop } else { After::Next }));
+                }
+                Recv::Msg(Dxp::GameReq(req)) if self.cfg.role == Role::Follower => {
+                    self.record(t, Some(result), why);
+                    return Ok(Claim::Ended(After::Request(req)));
+                }
+                Recv::Msg(Dxp::Move(m)) if !t.our_turn() => Some(InGame::Move(m)),
+                Recv::Msg(Dxp::BackReq(b)) => Some(InGame::Back(b)),
+                Recv::Msg(Dxp::Move(m)) => {
+                    debug!(
+                        "move {} out of turn after the draw claim: ignored",
+                        dxp_move_text(&m)
+                    );
+                    continue;
+                }
+                Recv::Msg(msg) => {
+                    self.outside_game(msg).await?;
+                    continue;
+                }
+                Recv::Bad(text, e) => {
+                    self.unreadable(&text, &e).await?;
+                    continue;
+                }
+            };
+            warn!(
+                game = t.number,
+                "{} plays on after the draw claim: the {} no longer applies in this game",
+                self.peer,
+                reason.tag()
+            );
+            self.chat(&format!(
+                "playing on: {} no longer applies in this game",
+                reason.describe(t.game.position().variant())
+            ))
+            .await?;
+            return Ok(Claim::PlayOn(event));
+        }
     }
 
     async fn end_illegal(&mut self, t: Table, why: String) -> Result<After, SessionError> {

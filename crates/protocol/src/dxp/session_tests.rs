@@ -471,6 +471,14 @@ async fn draw_rules_end_the_game() {
             peer.expect_move().await;
         }
         let outcome = peer.game.outcome().unwrap();
+        if let Outcome::Draw(_) = outcome {
+            // Kroon claims the draw, whoever moved last: the rule and its count, then the end.
+            let chat = peer.expect("C").await;
+            assert!(
+                chat.contains("draw claimed: 5-move endgame rule (10 plies"),
+                "{chat}"
+            );
+        }
         let end = peer.expect("E").await;
         match outcome {
             Outcome::Draw(_) => assert!(end.starts_with("E2"), "{end} for {outcome:?}"),
@@ -492,6 +500,45 @@ async fn draw_rules_end_the_game() {
     );
     assert_eq!(r.result, Some(GameResult::Draw));
     assert_eq!(r.moves.len(), 10);
+}
+
+#[tokio::test]
+async fn a_draw_claim_the_peer_ignores_is_played_on() {
+    // Two kings against one, Black (the peer) first: after five moves each Kroon claims the draw
+    // (FMJD 6.4); the peer plays on as if it had not heard, and Kroon plays on with it, the rule
+    // waived, until the peer ends the game.
+    let mut player = FirstMove::default();
+    let (end, records) = run(follower(), &mut player, |mut peer| async move {
+        peer.request(DxpColour::White, 1, 50, Some("B:WK46,K50:BK1"))
+            .await;
+        peer.expect("A").await;
+        while peer.game.outcome().is_none() {
+            peer.play(None).await;
+            if peer.game.outcome().is_some() {
+                break;
+            }
+            peer.expect_move().await;
+        }
+        assert_eq!(peer.game.moves().len(), 10);
+        assert!(peer.expect("C").await.contains("draw claimed"));
+        assert!(peer.expect("E2").await.starts_with("E2"));
+        // Not accepted: the peer moves (it is its turn after Kroon's tenth ply) and Kroon
+        // answers with a move of its own.
+        let waived = peer.game.outcome();
+        let Some(Outcome::Draw(reason)) = waived else {
+            panic!("{waived:?}")
+        };
+        peer.game.waive(reason);
+        peer.play(None).await;
+        assert!(peer.expect("C").await.contains("playing on"));
+        peer.expect_move().await;
+        peer.send_text("E00").await;
+        peer.expect("E").await;
+    })
+    .await;
+    assert!(end.is_ok(), "{end:?}");
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].moves.len(), 12);
 }
 
 #[tokio::test]
