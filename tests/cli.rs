@@ -3,7 +3,7 @@
 mod support;
 use support::{kroon, stdout, value};
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 #[test]
 fn perft_counts_and_reports_speed() {

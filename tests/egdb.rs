@@ -6,7 +6,7 @@ use support::{kroon, text};
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 /// Tables of 2M-1M and all it leads into, built once by `kroon egdb build`.

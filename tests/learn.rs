@@ -4,8 +4,7 @@
 mod support;
 use support::{kroon, text, TempDir};
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
