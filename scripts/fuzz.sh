@@ -18,7 +18,7 @@ targets=("$@")
 command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz --version 0.13.2
 root=$(pwd)
 corpus=$root/target/fuzz-corpus
-cargo run --quiet --release -p kroon-fuzz --bin fuzz-seeds -- "$corpus"
+cargo run --quiet --profile ci -p kroon-fuzz --bin fuzz-seeds -- "$corpus"
 (cd fuzz && cargo fuzz build --sanitizer none -O -a)
 # The targets run as built, so that editing the sources during a long run rebuilds nothing.
 bin=$root/fuzz/target/$(rustc -vV | sed -n 's/^host: //p')/release

@@ -2,8 +2,8 @@
 //! (read back by Kroon's reader and by pydraughts', its marks checked against its own scores,
 //! repeatable, resumable), `kroon analyse --pdn` and `--multipv`, and `kroon show --svg`.
 
-#[path = "support/pydraughts.rs"]
-mod pydraughts;
+mod support;
+use support::pydraughts;
 
 use kroon_rules::{decode_text, notation, read_pdn, Colour, PdnGame, Variant};
 use std::path::{Path, PathBuf};

@@ -7,12 +7,11 @@
 //! Skipped, with a notice, where chromium or chromedriver is missing, unless
 //! `KROON_REQUIRE_BROWSER` is set (as `.ci/run` sets it): then it fails.
 
-#[path = "support/server.rs"]
-mod server;
+mod support;
+use support::server;
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
-use std::io::Write as _;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -22,21 +21,12 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 const DRIVER: &str = "/usr/bin/chromedriver";
 
 fn available() -> bool {
-    if Path::new(CHROMIUM).exists() && Path::new(DRIVER).exists() {
-        return true;
-    }
-    let required = std::env::var_os("KROON_REQUIRE_BROWSER").is_some_and(|v| v != "0");
-    assert!(
-        !required,
-        "KROON_REQUIRE_BROWSER is set but {CHROMIUM} or {DRIVER} is missing: \
-         apt-get install -y chromium chromium-driver"
-    );
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED browser test: needs {CHROMIUM} and {DRIVER} (apt-get install -y chromium \
-         chromium-driver); set KROON_REQUIRE_BROWSER=1 to make this a failure"
-    );
-    false
+    support::skip::unless_missing(
+        Path::new(CHROMIUM).exists() && Path::new(DRIVER).exists(),
+        "browser test",
+        &format!("{CHROMIUM} and {DRIVER} (apt-get install -y chromium chromium-driver)"),
+        "KROON_REQUIRE_BROWSER",
+    )
 }
 
 /// chromedriver on a free loopback port, killed when dropped.

@@ -2,8 +2,8 @@
 //! peer sends bad input, a back request and a second connection to a running server, which must
 //! survive all of it; pydraughts' DXPEngine drives a Kroon server through whole games.
 
-#[path = "support/pydraughts.rs"]
-mod pydraughts;
+mod support;
+use support::pydraughts;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -94,6 +94,23 @@ impl Kroon {
 
     fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Waits until the log holds `text` (written by another thread of the process, at a time of
+    /// its own); fails after `limit`, a bound for a hang only.
+    fn wait_log(&self, text: &str, limit: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let log = self.log_text();
+            if log.contains(text) {
+                return log;
+            }
+            assert!(
+                start.elapsed() < limit,
+                "no `{text}` in the log within {limit:?}:\n{log}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Waits for the process to end, and for its last lines to be read; kills it and fails after
@@ -572,9 +589,10 @@ fn server_outlives_its_standard_output() {
         assert_eq!(peer.expect("E"), "E00");
         assert!(peer.expect_close().is_empty());
     }
-    assert!(server.alive(), "{}", server.log_text());
-    let log = server.log_text();
-    assert!(log.contains("cannot write to standard output"), "{log}");
+    // The game records are written by the server's output thread after the games end, so the
+    // failed write is waited for, not looked for at once.
+    let log = server.wait_log("cannot write to standard output", Duration::from_secs(60));
+    assert!(server.alive(), "{log}");
     assert!(!log.contains("panicked"), "{log}");
 }
 

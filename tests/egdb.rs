@@ -1,21 +1,13 @@
 //! Endgame tables through the real binary: `kroon egdb build | probe | info`, and the search
 //! using them in `analyse` and over Hub (`egdb-path`).
 
+mod support;
+use support::{kroon, text};
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-
-fn kroon(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kroon"))
-        .args(args)
-        .output()
-        .expect("run kroon")
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
-}
 
 /// Tables of 2M-1M and all it leads into, built once by `kroon egdb build`.
 fn tables() -> &'static PathBuf {
@@ -168,7 +160,7 @@ fn analyse_knows_won_endings_only_with_the_tables() {
 
 #[test]
 fn hub_egdb_path_parameter() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kroon"))
+    let mut child = Command::new(support::KROON)
         .args(["hub", "--egdb", "none"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -4,8 +4,8 @@
 //! against the rules, in the exact long form. The last test drives the engine with pydraughts'
 //! `HubEngine` through a whole game (tests/interop/hub_pydraughts.py).
 
-#[path = "support/pydraughts.rs"]
-mod pydraughts;
+mod support;
+use support::pydraughts;
 
 use kroon_protocol::hub::{parse_reply, HubReply};
 use kroon_rules::{

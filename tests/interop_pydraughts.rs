@@ -2,8 +2,8 @@
 //! over positions from seeded random games. `KROON_DIFF_POSITIONS` sets the count (20,000 in
 //! scripts/diff-pydraughts.sh). Needs python3 with pydraughts (`.ci/run` installs it).
 
-#[path = "support/pydraughts.rs"]
-mod pydraughts;
+mod support;
+use support::pydraughts;
 
 use std::process::Command;
 

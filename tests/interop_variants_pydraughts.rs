@@ -13,8 +13,8 @@
 //!
 //! Needs python3 with pydraughts (`.ci/run` installs it).
 
-#[path = "support/pydraughts.rs"]
-mod pydraughts;
+mod support;
+use support::pydraughts;
 
 use kroon_rules::movegen::generate_for;
 use kroon_rules::variant::Frisian;

@@ -1,30 +1,10 @@
 //! The learning pipeline through the real binary: `kroon selfplay` writes games, `kroon train`
 //! fits weights to them, and the engine plays with those weights or refuses a damaged file.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
+use support::{kroon, text, TempDir};
 
-fn kroon(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kroon"))
-        .args(args)
-        .output()
-        .expect("run kroon")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kroon-learn-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -32,7 +12,7 @@ fn s(p: &Path) -> &str {
 
 #[test]
 fn selfplay_then_train_then_play_with_the_weights() {
-    let d = temp_dir("pipeline");
+    let d = TempDir::new("learn-pipeline");
     let games = d.join("games.bin");
     let args = [
         "selfplay",
@@ -128,12 +108,11 @@ fn selfplay_then_train_then_play_with_the_weights() {
         "{}",
         text(&o)
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn train_refuses_what_is_not_selfplay_data() {
-    let d = temp_dir("refuse");
+    let d = TempDir::new("learn-refuse");
     let junk = d.join("junk.bin");
     std::fs::write(&junk, b"not games at all").unwrap();
     let o = kroon(&["train", "--data", s(&junk), "--out", s(&d.join("w.kew"))]);
@@ -143,5 +122,4 @@ fn train_refuses_what_is_not_selfplay_data() {
         "{}",
         text(&o)
     );
-    let _ = std::fs::remove_dir_all(&d);
 }

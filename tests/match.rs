@@ -4,8 +4,8 @@
 //! referee, and one match with the real `kroon hub`. Each run is checked through the PDN file and
 //! the `--results-json` file, and is killed if it outlives a watchdog.
 
-#[path = "support/pydraughts.rs"]
-mod pydraughts;
+mod support;
+use support::pydraughts;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -1,15 +1,14 @@
 //! `kroon serve` through the real binary: the page and its API answer, bad input of every kind
 //! gets an error answer while the server keeps serving, and the engine's WebSocket pushes lines.
 
-#[path = "support/server.rs"]
-mod server;
+mod support;
 
 use futures_util::{SinkExt, StreamExt};
 use kroon_rules::{parse_fen, parse_hub_move, Variant};
 use serde_json::{json, Value};
-use server::Server;
 use std::net::SocketAddr;
 use std::time::Duration;
+use support::server::Server;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;

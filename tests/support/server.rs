@@ -13,7 +13,7 @@ pub struct Server {
 impl Server {
     /// Starts the binary and waits for the line that names its address.
     pub fn start() -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kroon"))
+        let mut child = Command::new(super::KROON)
             .args([
                 "serve",
                 "--listen",

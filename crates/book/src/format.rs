@@ -23,8 +23,8 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+use kroon_rules::hash::fnv1a;
 use kroon_rules::Variant;
-use kroon_search::eval::pattern::fnv1a;
 
 const MAGIC: &[u8; 8] = b"KROONBOK";
 /// The format version this code reads and writes.

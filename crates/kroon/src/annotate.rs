@@ -57,15 +57,6 @@ struct Analysis {
     pv: Vec<Move>,
 }
 
-/// FNV-1a: a hash that stays the same from build to build, for the progress file's key.
-fn fnv(bytes: &[u8], mut h: u64) -> u64 {
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 fn progress_path(input: &Path) -> PathBuf {
     let mut name = input.as_os_str().to_owned();
     name.push(".kroon-progress");
@@ -198,7 +189,7 @@ pub fn run(
     let limit = describe_limits(&settings.limits);
     let key = format!(
         "kroon-annotate 1 {:016x} {limit} threads={} hash={} eval={}",
-        fnv(&bytes, 0xcbf2_9ce4_8422_2325),
+        kroon_rules::hash::fnv1a(&bytes),
         settings.threads,
         settings.hash,
         match eval(settings.variant)? {

@@ -124,7 +124,7 @@ pub fn selfplay(args: SelfplayArgs, config: &Config) -> Result<()> {
     )?;
     let eval_id = match &eval {
         Eval::Hand => "hand".to_owned(),
-        Eval::Learned(w) => format!("learned {:016x}", pattern::fnv1a(&w.to_bytes())),
+        Eval::Learned(w) => format!("learned {:016x}", kroon_rules::hash::fnv1a(&w.to_bytes())),
     };
     let limit = match (args.nodes, args.depth) {
         (_, Some(d)) => selfplay::MoveLimit::Depth(d.max(1)),

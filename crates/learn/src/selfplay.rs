@@ -80,7 +80,7 @@ impl Settings {
             text.push(' ');
             text.push_str(&kroon_rules::write_fen(p));
         }
-        kroon_search::eval::pattern::fnv1a(text.as_bytes())
+        kroon_rules::hash::fnv1a(text.as_bytes())
     }
 }
 

@@ -295,7 +295,7 @@ fn load(settings: &Settings) -> Result<Loaded> {
             if !r.is_quiet() || r.ply < settings.min_ply {
                 continue;
             }
-            let h = pattern::fnv1a(
+            let h = kroon_rules::hash::fnv1a(
                 &[
                     (file_no as u64).to_le_bytes(),
                     u64::from(r.game).to_le_bytes(),

@@ -4,22 +4,22 @@
 //! reads the engine's `M`, and ends each game with `E`.
 //!
 //! One connection serves many games; it is dropped after a failure and made again for the next
-//! game. Reads use blocking sockets with timeouts, framed by NUL bytes; only the codec of
-//! `kroon_protocol::dxp` is shared with Kroon's own DXP server.
+//! game. Reads use blocking sockets with timeouts; the codec, the NUL framing (with its frame
+//! limit) and the conversions between positions, moves and their DXP forms are those of
+//! `kroon_protocol::dxp`, which Kroon's own DXP server uses.
 
 use super::player::{EndForEngine, FailKind, Failure, Player, Reply, Transcript, Turn};
 use super::spec::TimeControl;
+use kroon_protocol::dxp::frame::{self, FrameError, Frames};
+use kroon_protocol::dxp::session::{dxp_colour, dxp_move_text, to_dxp_move, to_dxp_position};
 use kroon_protocol::dxp::{
-    AcceptCode, BackAcc, Dxp, DxpColour, DxpMove, DxpPosition, EndReason, GameEnd, GameReq,
-    StopCode,
+    AcceptCode, BackAcc, Dxp, DxpPosition, EndReason, GameEnd, GameReq, StopCode,
 };
-use kroon_rules::{write_dxp, Colour, Move, Position, Variant};
+use kroon_rules::{Colour, Move, Position, Variant};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-/// Longest DXP frame accepted (a game request is 94 bytes).
-const MAX_FRAME: usize = 1024;
 /// How long connecting and the game request's answer may take.
 const HANDSHAKE: Duration = Duration::from_secs(10);
 /// How long to wait for the engine's `E` after the manager's.
@@ -29,7 +29,7 @@ const INITIATOR: &str = "Kroon match";
 
 struct Conn {
     stream: TcpStream,
-    buf: Vec<u8>,
+    frames: Frames,
 }
 
 enum Recv {
@@ -40,25 +40,25 @@ enum Recv {
 
 impl Conn {
     fn send(&mut self, msg: &Dxp, log: &Transcript) -> std::io::Result<()> {
-        let text = msg.to_string();
-        log.push(format!("> {text}"));
-        let mut bytes = text.into_bytes();
-        bytes.push(0);
-        self.stream.write_all(&bytes)?;
+        log.push(format!("> {msg}"));
+        self.stream.write_all(&frame::encode(msg))?;
         self.stream.flush()
     }
 
     /// The next frame (without its NUL) before `deadline`.
     fn recv(&mut self, deadline: Instant, log: &Transcript) -> Recv {
         loop {
-            if let Some(end) = self.buf.iter().position(|&b| b == 0) {
-                let frame: Vec<u8> = self.buf.drain(..=end).take(end).collect();
-                let text = String::from_utf8_lossy(&frame).into_owned();
-                log.push(format!("< {text}"));
-                return Recv::Frame(text);
-            }
-            if self.buf.len() > MAX_FRAME {
-                return Recv::Closed(format!("a message longer than {MAX_FRAME} bytes"));
+            match self.frames.next_frame() {
+                Ok(Some(frame)) => {
+                    let text = String::from_utf8_lossy(&frame).into_owned();
+                    log.push(format!("< {text}"));
+                    return Recv::Frame(text);
+                }
+                Ok(None) => {}
+                Err(FrameError::TooLong { limit }) => {
+                    return Recv::Closed(format!("a message longer than {limit} bytes"));
+                }
+                Err(e) => return Recv::Closed(e.to_string()),
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -70,7 +70,7 @@ impl Conn {
             let mut chunk = [0u8; 512];
             match self.stream.read(&mut chunk) {
                 Ok(0) => return Recv::Closed("the engine closed the connection".into()),
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Ok(n) => self.frames.push(&chunk[..n]),
                 Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => return Recv::Closed(format!("connection error: {e}")),
@@ -128,7 +128,7 @@ impl DxpEngine {
                     self.log.push(format!("# connected to {a}"));
                     self.conn = Some(Conn {
                         stream,
-                        buf: Vec::new(),
+                        frames: Frames::new(frame::MAX_FRAME),
                     });
                     return Ok(());
                 }
@@ -159,34 +159,13 @@ impl DxpEngine {
     }
 }
 
-fn dxp_colour(c: Colour) -> DxpColour {
-    match c {
-        Colour::White => DxpColour::White,
-        Colour::Black => DxpColour::Black,
-    }
-}
-
 /// The DXP start field of a game request: `None` (`A`) for the initial position with White to
 /// move, else the position (`B`).
 fn dxp_start(pos: &Position) -> Option<DxpPosition> {
     if *pos == Position::initial(Variant::International) {
         return None;
     }
-    let text = format!("{}{}", dxp_colour(pos.turn()).to_char(), write_dxp(pos));
-    text.parse().ok()
-}
-
-/// A DXP move as move text the rules read: `from-to`, or `fromxto` and every captured field.
-fn move_text(mv: &DxpMove) -> String {
-    if mv.captured().is_empty() {
-        format!("{}-{}", mv.from(), mv.to())
-    } else {
-        let mut s = format!("{}x{}", mv.from(), mv.to());
-        for c in mv.captured() {
-            s.push_str(&format!("x{c}"));
-        }
-        s
-    }
+    to_dxp_position(pos).ok()
 }
 
 impl Player for DxpEngine {
@@ -263,7 +242,7 @@ impl Player for DxpEngine {
             match text.parse::<Dxp>() {
                 Ok(Dxp::Move(mv)) => {
                     return Ok(Reply {
-                        text: move_text(&mv),
+                        text: dxp_move_text(&mv),
                         elapsed: at.saturating_duration_since(self.turn_start),
                         score: None,
                         depth: None,
@@ -300,11 +279,7 @@ impl Player for DxpEngine {
         mv: &Move,
         used: Duration,
     ) -> Result<(), Failure> {
-        let g = before.variant().geometry();
-        let mut captured: Vec<u8> = mv.captured.squares().map(|sq| g.field(sq)).collect();
-        captured.sort_unstable();
-        let secs = u32::try_from(used.as_secs()).unwrap_or(u32::MAX);
-        let msg = DxpMove::new(secs, g.field(mv.from), g.field(mv.to), &captured)
+        let msg = to_dxp_move(mv, used, before.variant())
             .map_err(|e| self.fail(FailKind::Protocol, format!("cannot encode a move: {e}")))?;
         self.send(&Dxp::Move(msg))?;
         self.turn_start = Instant::now();
@@ -366,6 +341,7 @@ impl Player for DxpEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kroon_protocol::dxp::{DxpColour, DxpMove};
     use kroon_rules::parse_move;
 
     #[test]
@@ -377,7 +353,10 @@ mod tests {
         assert_eq!(b.turn, DxpColour::Black);
         assert_eq!(b.to_string().len(), 51);
         let m = DxpMove::new(0, 28, 19, &[23]).unwrap();
-        assert_eq!(move_text(&m), "28x19x23");
-        assert_eq!(move_text(&DxpMove::new(3, 32, 28, &[]).unwrap()), "32-28");
+        assert_eq!(dxp_move_text(&m), "28x19x23");
+        assert_eq!(
+            dxp_move_text(&DxpMove::new(3, 32, 28, &[]).unwrap()),
+            "32-28"
+        );
     }
 }

@@ -324,7 +324,7 @@ fn plan(engines: &[Vec<String>], args: MatchOpts, default_variant: &str) -> Resu
         None => openings::default_set(variant)?,
     };
     if args.shuffle {
-        openings::SplitMix(args.seed).shuffle(&mut openings);
+        kroon_rules::hash::SplitMix64(args.seed).shuffle(&mut openings);
     }
     let tc = if let Some(t) = args.movetime {
         let t = spec::duration(t, "--movetime")?;

@@ -10,6 +10,7 @@
 )]
 
 use anyhow::{bail, Context, Result};
+use kroon_rules::hash::SplitMix64;
 pub use kroon_rules::pdn::movetext;
 use kroon_rules::{
     notation, parse_fen, parse_hub, read_pdn, Colour, Game, Move, PdnGame, Position, Variant,
@@ -164,7 +165,7 @@ pub fn generate(
     progress: &dyn Fn(usize, &str),
 ) -> Vec<String> {
     let start = Position::initial(Variant::International);
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64(seed);
     let mut seen = HashSet::new();
     let mut engine = Engine::new(1, 16);
     let mut out = Vec::new();
@@ -220,34 +221,6 @@ pub fn generate(
         out.push(line);
     }
     out
-}
-
-/// splitmix64: a small seeded generator, so that generated openings and shuffles repeat.
-#[derive(Clone, Debug)]
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        debug_assert!(n > 0);
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// Shuffles a slice in place (Fisher-Yates).
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
 }
 
 #[cfg(test)]
@@ -342,8 +315,8 @@ mod tests {
     fn shuffles_repeat_for_a_seed() {
         let mut a: Vec<u32> = (0..20).collect();
         let mut b = a.clone();
-        SplitMix(5).shuffle(&mut a);
-        SplitMix(5).shuffle(&mut b);
+        SplitMix64(5).shuffle(&mut a);
+        SplitMix64(5).shuffle(&mut b);
         assert_eq!(a, b);
         a.sort_unstable();
         assert_eq!(a, (0..20).collect::<Vec<_>>());

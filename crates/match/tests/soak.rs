@@ -9,6 +9,8 @@
 
 #[path = "../../../tests/support/pydraughts.rs"]
 mod pydraughts;
+#[path = "../../../tests/support/skip.rs"]
+mod skip;
 
 use kroon_match::{Match, MatchArgs, Report, Termination};
 use kroon_rules::GameResult;

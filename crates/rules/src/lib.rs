@@ -14,6 +14,7 @@ pub mod bitboard;
 pub mod fen;
 pub mod game;
 pub mod geometry;
+pub mod hash;
 pub mod movegen;
 pub mod movelist;
 pub mod mv;

@@ -257,14 +257,32 @@ mod tests {
 
     #[test]
     fn same_from_and_to_with_different_captures_is_ambiguous_in_short_form() {
-        // White king on 1 can take 7 and 18 or 12 and 29-type paths ending on the same square; build a
-        // simple case: king 47 takes 41 and 23-like pieces on two routes to the same field.
-        let p = parse_fen("W:WK46:B41,37,19,31,42", Variant::International).unwrap();
+        // The king on 37 takes 32, 17 and then 13 or 9, ending on 21 or on 26 either way: two
+        // pairs of moves that share their from and to and differ in what they take.
+        let p = parse_fen("W:WK37:B9,13,17,32", Variant::International).unwrap();
         let legal = p.legal_moves();
+        let pairs = legal
+            .iter()
+            .filter(|a| {
+                legal
+                    .iter()
+                    .any(|b| b != *a && b.from == a.from && b.to == a.to)
+            })
+            .count();
+        assert_eq!(pairs, 4, "the position must hold the ambiguous pairs");
         for m in &legal {
             let text = display(&p, m);
+            assert_eq!(
+                text,
+                long(m, p.variant()),
+                "an ambiguous move is shown long"
+            );
             assert_eq!(parse_move(&p, &text).unwrap(), *m, "{text}");
-            assert_eq!(parse_move(&p, &long(m, p.variant())).unwrap(), *m);
+            let short_text = short(m, p.variant());
+            assert_eq!(
+                parse_move(&p, &short_text),
+                Err(MoveError::Ambiguous(short_text.clone()))
+            );
         }
     }
 

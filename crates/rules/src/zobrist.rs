@@ -1,19 +1,13 @@
 //! Zobrist keys, built at compile time from a fixed seed.
 
+use crate::hash::splitmix64 as splitmix;
+
 /// Keys per piece kind (white man, white king, black man, black king) and square index.
 pub const PIECE: [[u64; 64]; 4] = build();
 /// Key toggled when Black is to move.
 pub const BLACK_TO_MOVE: u64 = splitmix(0x6b72_6f6f_6e00_0002).1;
 /// Keys of a Frisian king run: per side, run length 1..=3 (index `moves - 1`) and the king's square.
 pub const KING_RUN: [[[u64; 64]; 3]; 2] = build_runs();
-
-const fn splitmix(state: u64) -> (u64, u64) {
-    let s = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (s, z ^ (z >> 31))
-}
 
 const fn build() -> [[u64; 64]; 4] {
     let mut keys = [[0u64; 64]; 4];

@@ -2,6 +2,7 @@
 //! scores, and the choice among the moves within a margin of the best. How a book is stored and
 //! built lives elsewhere (the `kroon-book` crate); the engine holds only this trait.
 
+use kroon_rules::hash::{mix64, GOLDEN_GAMMA};
 use kroon_rules::{Move, Position};
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,13 +66,12 @@ impl BookPlay {
     }
 
     fn next_u64(&self) -> u64 {
+        // splitmix64 on an atomic state, so that a shared book draws without a lock.
         let s = self
             .state
-            .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed)
-            .wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let z = (s ^ (s >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+            .fetch_add(GOLDEN_GAMMA, Ordering::Relaxed)
+            .wrapping_add(GOLDEN_GAMMA);
+        mix64(s)
     }
 }
 

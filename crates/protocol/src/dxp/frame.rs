@@ -39,12 +39,78 @@ pub enum FrameError {
     WriteTimeout(Duration),
 }
 
+/// The framing itself, without I/O: bytes go in as they arrive, NUL-terminated frames come out,
+/// and a frame over the limit is an error before the buffer grows far past it. The async
+/// [`FrameReader`] and blocking clients (`kroon match`'s referee) share it.
+#[derive(Debug)]
+pub struct Frames {
+    buf: Vec<u8>,
+    limit: usize,
+}
+
+impl Frames {
+    /// Frames of at most `limit` bytes, NUL not counted.
+    #[must_use]
+    pub fn new(limit: usize) -> Self {
+        Frames {
+            buf: Vec::with_capacity(256),
+            limit,
+        }
+    }
+
+    /// The longest frame accepted.
+    #[must_use]
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Bytes as they arrived from the stream.
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next whole frame without its NUL, or `None` while no frame is complete.
+    ///
+    /// # Errors
+    /// [`FrameError::TooLong`] for a frame longer than the limit, or once more than the limit
+    /// has arrived without a NUL.
+    pub fn next_frame(&mut self) -> Result<Option<Vec<u8>>, FrameError> {
+        if let Some(end) = self.buf.iter().position(|&b| b == 0) {
+            if end > self.limit {
+                return Err(FrameError::TooLong { limit: self.limit });
+            }
+            let mut frame: Vec<u8> = self.buf.drain(..=end).collect();
+            frame.pop();
+            return Ok(Some(frame));
+        }
+        if self.buf.len() > self.limit {
+            return Err(FrameError::TooLong { limit: self.limit });
+        }
+        Ok(None)
+    }
+
+    /// Throws away the bytes still waiting for their NUL; returns how many there were.
+    pub fn clear(&mut self) -> usize {
+        let n = self.buf.len();
+        self.buf.clear();
+        n
+    }
+}
+
+/// One message as it goes on the wire: its text, then a NUL.
+#[must_use]
+pub fn encode(msg: &Dxp) -> Vec<u8> {
+    let mut bytes = msg.to_string().into_bytes();
+    debug_assert!(!bytes.contains(&0), "the codec never prints a NUL");
+    bytes.push(0);
+    bytes
+}
+
 /// Reads NUL-terminated frames from a byte stream.
 #[derive(Debug)]
 pub struct FrameReader<R> {
     inner: R,
-    buf: Vec<u8>,
-    limit: usize,
+    frames: Frames,
     /// Bytes that were still waiting for their NUL when the stream ended.
     dropped: usize,
 }
@@ -59,8 +125,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
     pub fn with_limit(inner: R, limit: usize) -> Self {
         FrameReader {
             inner,
-            buf: Vec::with_capacity(256),
-            limit,
+            frames: Frames::new(limit),
             dropped: 0,
         }
     }
@@ -75,26 +140,16 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
     /// [`FrameError::TooLong`] once more than `limit` bytes arrive without a NUL, and socket errors.
     pub async fn next_frame(&mut self) -> Result<Option<Vec<u8>>, FrameError> {
         loop {
-            if let Some(end) = self.buf.iter().position(|&b| b == 0) {
-                if end > self.limit {
-                    return Err(FrameError::TooLong { limit: self.limit });
-                }
-                let mut frame: Vec<u8> = self.buf.drain(..=end).collect();
-                frame.pop();
+            if let Some(frame) = self.frames.next_frame()? {
                 return Ok(Some(frame));
-            }
-            if self.buf.len() > self.limit {
-                return Err(FrameError::TooLong { limit: self.limit });
             }
             let mut chunk = [0u8; 1024];
             let n = self.inner.read(&mut chunk).await?;
             if n == 0 {
-                self.dropped = self.buf.len();
-                self.buf.clear();
+                self.dropped = self.frames.clear();
                 return Ok(None);
             }
-            self.buf
-                .extend_from_slice(chunk.get(..n).unwrap_or_default());
+            self.frames.push(chunk.get(..n).unwrap_or_default());
         }
     }
 
@@ -106,7 +161,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
     /// # Errors
     /// Socket errors.
     pub async fn drain(&mut self, max: usize) -> std::io::Result<()> {
-        self.buf.clear();
+        self.frames.clear();
         let mut seen = 0;
         let mut chunk = [0u8; 1024];
         while seen < max {
@@ -162,9 +217,7 @@ pub async fn write_message<W: AsyncWrite + Unpin>(
     writer: &mut W,
     msg: &Dxp,
 ) -> Result<(), FrameError> {
-    let mut bytes = msg.to_string().into_bytes();
-    debug_assert!(!bytes.contains(&0), "the codec never prints a NUL");
-    bytes.push(0);
+    let bytes = encode(msg);
     let write = async {
         writer.write_all(&bytes).await?;
         writer.flush().await

@@ -20,6 +20,7 @@
 //! the number of pieces on the board.
 
 use kroon_rules::geometry::{Geometry, DOWN_LEFT, DOWN_RIGHT, OFF};
+use kroon_rules::hash::fnv1a;
 use kroon_rules::{Bitboard, Colour, Position, Variant};
 use std::sync::LazyLock;
 
@@ -516,17 +517,6 @@ impl Layout {
         }
         out
     }
-}
-
-/// FNV-1a, 64 bits: a small stable hash for fingerprints and checksums.
-#[must_use]
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }
 
 #[cfg(test)]

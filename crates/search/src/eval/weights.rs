@@ -18,8 +18,9 @@
 //! A file for another variant, another layout or another version, a truncated one and one whose
 //! checksum does not match are refused with a [`WeightsError`] that says which.
 
-use super::pattern::{fnv1a, FeatureSink, Layout};
+use super::pattern::{FeatureSink, Layout};
 use crate::score::WIN_BOUND;
+use kroon_rules::hash::fnv1a;
 use kroon_rules::{Colour, Position, Variant};
 
 /// Weight units per centi-man: weights are stored as `i16` in 1/32 of a centi-man.
