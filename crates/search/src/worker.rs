@@ -468,13 +468,14 @@ impl<'a> Worker<'a> {
             return Ok(alpha0);
         }
         let pv_node = beta - alpha > 1;
+        // Staged generation: the captures now; the quiet moves only once no cut-off came first.
         let mut list = std::mem::take(&mut self.lists[ply]);
-        movegen::generate(pos, &mut list);
-        if list.is_empty() {
+        movegen::generate_captures(pos, &mut list);
+        let forced = !list.is_empty();
+        if !forced && !movegen::has_quiet_move(pos) {
             self.lists[ply] = list;
             return Ok(self.no_moves_score(ply));
         }
-        let forced = list[0].is_capture();
         if !forced && ply > 0 && pos.all().count() <= self.table_pieces {
             if let Some(probe) = self.tables.as_ref().and_then(|t| t.probe(pos)) {
                 self.lists[ply] = list;
@@ -482,7 +483,7 @@ impl<'a> Worker<'a> {
             }
         }
         if depth <= 0 {
-            let r = self.quiesce(pos, &list, alpha, beta, ply);
+            let r = self.quiesce(pos, &mut list, alpha, beta, ply);
             self.lists[ply] = list;
             return r;
         }
@@ -527,6 +528,9 @@ impl<'a> Worker<'a> {
                     return r.map(|s| s - margin);
                 }
             }
+        }
+        if !forced {
+            movegen::generate_quiets(pos, &mut list);
         }
         self.order(pos, &list, tt_move, ply);
         // A single legal move costs nothing to look at more deeply.
@@ -643,29 +647,28 @@ impl<'a> Worker<'a> {
 
     /// Captures are forced, so a position with one is never scored as quiet: search them all. A
     /// quiet position stands pat or, if that does not cut, tries the moves that crown a man.
+    /// `list` holds the captures of `pos` (staged generation); when it is empty, `pos` is quiet
+    /// but has a move, and the crowning moves are generated here only if standing pat does not cut.
     fn quiesce(
         &mut self,
         pos: &Position,
-        list: &MoveList,
+        list: &mut MoveList,
         mut alpha: i32,
         beta: i32,
         ply: usize,
     ) -> Res {
         self.seldepth = self.seldepth.max(ply as u32);
         let mut best = -INF;
-        let quiet = !list[0].is_capture();
-        if quiet {
+        if list.is_empty() {
             // Standing pat, unless a man can crown: that gain is too large to leave to the horizon.
             best = self.eval.evaluate(pos);
             if best >= beta {
                 return Ok(best);
             }
             alpha = alpha.max(best);
+            movegen::generate_promotions(pos, list);
         }
-        for mv in list {
-            if quiet && !mv.promotes {
-                continue;
-            }
+        for mv in list.iter() {
             let child = pos.play(mv);
             self.enter(pos, mv, &child, ply);
             let r = self.qsearch(&child, -beta, -alpha, ply + 1);
@@ -695,11 +698,11 @@ impl<'a> Worker<'a> {
             return Ok(self.eval.evaluate(pos));
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
-        movegen::generate(pos, &mut list);
-        let r = if list.is_empty() {
+        movegen::generate_captures(pos, &mut list);
+        let r = if list.is_empty() && !movegen::has_quiet_move(pos) {
             Ok(self.no_moves_score(ply))
         } else {
-            self.quiesce(pos, &list, alpha, beta, ply)
+            self.quiesce(pos, &mut list, alpha, beta, ply)
         };
         self.lists[ply] = list;
         r
