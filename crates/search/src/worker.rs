@@ -5,7 +5,7 @@ use crate::score::{from_tt, is_decisive, to_tt, INF, WIN};
 use crate::smp::Shared;
 use crate::tables::{self, EndgameTables, TableProbe, TableValue};
 use crate::time::TimeManager;
-use crate::tt::{Bound, Entry};
+use crate::tt::{Bound, Entry, NO_EVAL};
 use crate::{Info, Line, MAX_DEPTH, MAX_PLY};
 use kroon_rules::game::{endgame_rule, is_king_quiet, next_endgame_plies, quiet_limit};
 use kroon_rules::EndgameRule;
@@ -493,7 +493,7 @@ impl<'a> Worker<'a> {
         let mut static_eval = None;
         if let Some(e) = entry {
             tt_move = e.mv;
-            static_eval = Some(e.eval);
+            static_eval = (e.eval != NO_EVAL).then_some(e.eval);
             if !pv_node && i32::from(e.depth) >= depth {
                 let s = from_tt(e.score, ply as i32);
                 let cut = match e.bound {
@@ -507,9 +507,11 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        let eval = static_eval.unwrap_or_else(|| self.eval.evaluate(pos));
         // Reverse futility: far above beta at low depth with nothing forced, trust the evaluation.
-        if !pv_node && !forced && depth <= 3 && !is_decisive(beta) && eval - 120 * depth >= beta {
+        // It is the one use of the static evaluation here, which is computed only for it.
+        let futile = !pv_node && !forced && depth <= 3 && !is_decisive(beta);
+        let eval = static_eval.or_else(|| futile.then(|| self.eval.evaluate(pos)));
+        if let Some(eval) = eval.filter(|e| futile && e - 120 * depth >= beta) {
             self.lists[ply] = list;
             return Ok(eval);
         }
@@ -615,7 +617,15 @@ impl<'a> Worker<'a> {
             Bound::Upper
         };
         if self.stores {
-            self.store(key, best_move, best, eval, depth, bound, ply);
+            self.store(
+                key,
+                best_move,
+                best,
+                eval.unwrap_or(NO_EVAL),
+                depth,
+                bound,
+                ply,
+            );
         }
         Ok(best)
     }
