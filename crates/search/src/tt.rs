@@ -17,6 +17,10 @@ pub enum Bound {
     Upper = 2,
 }
 
+/// The `eval` of an entry whose search did not need the static evaluation (no evaluation comes
+/// near it: they stay within the scores that are not wins).
+pub const NO_EVAL: i32 = i16::MIN as i32;
+
 /// One table entry, unpacked.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct Entry {
@@ -24,7 +28,7 @@ pub struct Entry {
     pub mv: u16,
     /// Score, adjusted to the node (see `score::to_tt`).
     pub score: i32,
-    /// Static evaluation of the position.
+    /// Static evaluation of the position, or [`NO_EVAL`].
     pub eval: i32,
     /// Remaining depth of the search that stored it.
     pub depth: u8,
@@ -149,6 +153,9 @@ impl Table {
                     // Keep a deeper exact result of this search unless the new one is exact too.
                     if e.mv == 0 {
                         e.mv = old.mv;
+                    }
+                    if e.eval == NO_EVAL {
+                        e.eval = old.eval;
                     }
                     if old.age == age
                         && old.depth > e.depth.saturating_add(2)

@@ -5,7 +5,7 @@ use crate::score::{from_tt, is_decisive, to_tt, INF, WIN};
 use crate::smp::Shared;
 use crate::tables::{self, EndgameTables, TableProbe, TableValue};
 use crate::time::TimeManager;
-use crate::tt::{Bound, Entry};
+use crate::tt::{Bound, Entry, NO_EVAL};
 use crate::{Info, Line, MAX_DEPTH, MAX_PLY};
 use kroon_rules::game::quiet_limit;
 use kroon_rules::{counted_draw, DrawCounts, DrawReason, Waived};
@@ -521,13 +521,14 @@ impl<'a> Worker<'a> {
             return Ok(alpha0);
         }
         let pv_node = beta - alpha > 1;
+        // Staged generation: the captures now; the quiet moves only once no cut-off came first.
         let mut list = std::mem::take(&mut self.lists[ply]);
-        movegen::generate(pos, &mut list);
-        if list.is_empty() {
+        movegen::generate_captures(pos, &mut list);
+        let forced = !list.is_empty();
+        if !forced && !movegen::has_quiet_move(pos) {
             self.lists[ply] = list;
             return Ok(self.no_moves_score(ply));
         }
-        let forced = list[0].is_capture();
         if !forced && ply > 0 && pos.all().count() <= self.table_pieces {
             if let Some(probe) = self.tables.as_ref().and_then(|t| t.probe(pos)) {
                 self.lists[ply] = list;
@@ -535,7 +536,7 @@ impl<'a> Worker<'a> {
             }
         }
         if depth <= 0 {
-            let r = self.quiesce(pos, &list, alpha, beta, ply);
+            let r = self.quiesce(pos, &mut list, alpha, beta, ply);
             self.lists[ply] = list;
             return r;
         }
@@ -545,7 +546,7 @@ impl<'a> Worker<'a> {
         let mut static_eval = None;
         if let Some(e) = entry {
             tt_move = e.mv;
-            static_eval = Some(e.eval);
+            static_eval = (e.eval != NO_EVAL).then_some(e.eval);
             if !pv_node && i32::from(e.depth) >= depth {
                 let s = from_tt(e.score, ply as i32);
                 let cut = match e.bound {
@@ -559,9 +560,11 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        let eval = static_eval.unwrap_or_else(|| self.evaluate(pos, ply));
         // Reverse futility: far above beta at low depth with nothing forced, trust the evaluation.
-        if !pv_node && !forced && depth <= 3 && !is_decisive(beta) && eval - 120 * depth >= beta {
+        // It is the one use of the static evaluation here, which is computed only for it.
+        let futile = !pv_node && !forced && depth <= 3 && !is_decisive(beta);
+        let eval = static_eval.or_else(|| futile.then(|| self.evaluate(pos, ply)));
+        if let Some(eval) = eval.filter(|e| futile && e - 120 * depth >= beta) {
             self.lists[ply] = list;
             return Ok(eval);
         }
@@ -580,6 +583,9 @@ impl<'a> Worker<'a> {
                     return r.map(|s| s - margin);
                 }
             }
+        }
+        if !forced {
+            movegen::generate_quiets(pos, &mut list);
         }
         self.order(pos, &list, tt_move, ply);
         // A single legal move costs nothing to look at more deeply.
@@ -664,7 +670,15 @@ impl<'a> Worker<'a> {
             Bound::Upper
         };
         if self.stores {
-            self.store(key, best_move, best, eval, depth, bound, ply);
+            self.store(
+                key,
+                best_move,
+                best,
+                eval.unwrap_or(NO_EVAL),
+                depth,
+                bound,
+                ply,
+            );
         }
         Ok(best)
     }
@@ -696,29 +710,28 @@ impl<'a> Worker<'a> {
 
     /// Captures are forced, so a position with one is never scored as quiet: search them all. A
     /// quiet position stands pat or, if that does not cut, tries the moves that crown a man.
+    /// `list` holds the captures of `pos` (staged generation); when it is empty, `pos` is quiet
+    /// but has a move, and the crowning moves are generated here only if standing pat does not cut.
     fn quiesce(
         &mut self,
         pos: &Position,
-        list: &MoveList,
+        list: &mut MoveList,
         mut alpha: i32,
         beta: i32,
         ply: usize,
     ) -> Res {
         self.seldepth = self.seldepth.max(ply as u32);
         let mut best = -INF;
-        let quiet = !list[0].is_capture();
-        if quiet {
+        if list.is_empty() {
             // Standing pat, unless a man can crown: that gain is too large to leave to the horizon.
             best = self.evaluate(pos, ply);
             if best >= beta {
                 return Ok(best);
             }
             alpha = alpha.max(best);
+            movegen::generate_promotions(pos, list);
         }
-        for mv in list {
-            if quiet && !mv.promotes {
-                continue;
-            }
+        for mv in list.iter() {
             let child = pos.play(mv);
             self.enter(pos, mv, &child, ply);
             let r = self.qsearch(&child, -beta, -alpha, ply + 1);
@@ -748,11 +761,11 @@ impl<'a> Worker<'a> {
             return Ok(self.eval.evaluate(pos));
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
-        movegen::generate(pos, &mut list);
-        let r = if list.is_empty() {
+        movegen::generate_captures(pos, &mut list);
+        let r = if list.is_empty() && !movegen::has_quiet_move(pos) {
             Ok(self.no_moves_score(ply))
         } else {
-            self.quiesce(pos, &list, alpha, beta, ply)
+            self.quiesce(pos, &mut list, alpha, beta, ply)
         };
         self.lists[ply] = list;
         r

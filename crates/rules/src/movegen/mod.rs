@@ -63,6 +63,51 @@ pub fn generate_for<R: Rules, const KEEP: bool>(pos: &Position, out: &mut MoveLi
     }
 }
 
+/// Staged generation for searches, first stage: the captures of `pos` into `out` (cleared first).
+/// An empty list means no capture; `generate_quiets` then gives what `generate` would have.
+pub fn generate_captures(pos: &Position, out: &mut MoveList) {
+    out.clear();
+    with_rules!(pos.variant(), R => capture::generate::<R, false>(pos, out));
+}
+
+/// Second stage, for a position without capture: its legal quiet moves appended to `out`, in
+/// `generate`'s order.
+pub fn generate_quiets(pos: &Position, out: &mut MoveList) {
+    with_rules!(pos.variant(), R => quiets_for::<R>(pos, out));
+}
+
+#[inline]
+fn quiets_for<R: Rules>(pos: &Position, out: &mut MoveList) {
+    quiet::generate::<R>(pos, out);
+    if R::KING_MOVE_LIMIT > 0 {
+        limit_king_moves::<R>(pos, out);
+    }
+}
+
+/// For a position without capture: only the quiet moves that crown a man, appended to `out` in
+/// `generate`'s order (what a quiescence search looks at).
+pub fn generate_promotions(pos: &Position, out: &mut MoveList) {
+    with_rules!(pos.variant(), R => quiet::promotions::<R>(pos, out));
+}
+
+/// For a position without capture: whether the side to move has a legal quiet move (without
+/// one, it has no move at all).
+#[must_use]
+pub fn has_quiet_move(pos: &Position) -> bool {
+    with_rules!(pos.variant(), R => has_quiet_for::<R>(pos))
+}
+
+#[inline]
+fn has_quiet_for<R: Rules>(pos: &Position) -> bool {
+    if R::KING_MOVE_LIMIT > 0 && pos.king_run(pos.turn()).is_some() {
+        let mut out = MoveList::new();
+        quiets_for::<R>(pos, &mut out);
+        !out.is_empty()
+    } else {
+        quiet::any::<R>(pos)
+    }
+}
+
 /// Frisian: a king that has made `KING_MOVE_LIMIT` quiet moves in a row may not make another
 /// while its side has men; it may still capture, and the other pieces may move. The run ends with
 /// any other move of that side, when the king is taken or when the side has no men left; it spans

@@ -54,6 +54,39 @@ pub(super) fn generate<R: Rules>(pos: &Position, out: &mut MoveList) {
     }
 }
 
+/// The men's moves onto the crowning row, in the order `generate` lists them.
+pub(super) fn promotions<R: Rules>(pos: &Position, out: &mut MoveList) {
+    let g = R::GEO;
+    let men = pos.own() & !pos.kings();
+    let (dirs, promo) = forward::<R>(pos.turn());
+    let targets = pos.empty() & promo;
+    for d in dirs {
+        let back = d ^ 3;
+        for to in g.shift(men, d) & targets {
+            out.push(Move {
+                from: Square::new(g.step(to.index(), back)),
+                to,
+                captured: Bitboard::EMPTY,
+                promotes: true,
+            });
+        }
+    }
+}
+
+/// Whether any piece has a quiet move: a man a free square ahead, a king a free neighbour.
+pub(super) fn any<R: Rules>(pos: &Position) -> bool {
+    let g = R::GEO;
+    let empty = pos.empty();
+    let own = pos.own();
+    let men = own & !pos.kings();
+    let (dirs, _) = forward::<R>(pos.turn());
+    if ((g.shift(men, dirs[0]) | g.shift(men, dirs[1])) & empty).any() {
+        return true;
+    }
+    let kings = own & pos.kings();
+    kings.any() && (0..4).any(|d| (g.shift(kings, d) & empty).any())
+}
+
 /// The number of quiet moves, counted with shifts for men and walks for kings.
 pub(super) fn count<R: Rules>(pos: &Position) -> u64 {
     let g = R::GEO;

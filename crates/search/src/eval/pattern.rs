@@ -313,7 +313,8 @@ impl Layout {
         let (wm, wk) = ((white & !kings).0, (white & kings).0);
         let (bm, bk) = ((black & !kings).0, (black & kings).0);
         self.side(v, [wm, wk, bm, bk], 1, sink);
-        let t = |b: u64| self.turned(Bitboard(b));
+        // Turning the board round costs a bit reversal; an empty set (kings, mostly) needs none.
+        let t = |b: u64| if b == 0 { 0 } else { self.turned(Bitboard(b)) };
         self.side(v, [t(bm), t(bk), t(wm), t(wk)], -1, sink);
         sink.add(TURN, if pos.turn() == Colour::White { 1 } else { -1 });
     }
@@ -427,18 +428,39 @@ impl Layout {
     /// The most advanced man that no enemy man stands in front of, within its forward cone.
     #[inline]
     fn runaway<S: FeatureSink>(&self, men: u64, opp_men: u64, sign: i32, sink: &mut S) {
-        let g = self.geometry;
-        // Squares behind an enemy man (further down, within its backward cone) can be stopped.
+        // The board's geometry as a constant, so that each step is a shift and a mask.
+        let stopped = if self.geometry.columns == 10 {
+            Self::stopped(&kroon_rules::geometry::TEN, men, opp_men)
+        } else {
+            Self::stopped(&kroon_rules::geometry::EIGHT, men, opp_men)
+        };
+        self.runaway_from(men & !stopped, sign, sink);
+    }
+
+    /// The men that an enemy man can stop: those behind one (further down, within its backward
+    /// cone). The front moves down a row a step; once it has passed the last man it stops nothing.
+    #[inline(always)]
+    fn stopped(g: &Geometry, men: u64, opp_men: u64) -> u64 {
+        let reach = if men == 0 {
+            0
+        } else {
+            u64::MAX >> men.leading_zeros()
+        };
         let mut front = opp_men;
         let mut stopped = 0u64;
         for _ in 1..g.columns {
             front = g.shift(Bitboard(front), DOWN_LEFT).0 | g.shift(Bitboard(front), DOWN_RIGHT).0;
-            if front == 0 {
+            if front & reach == 0 {
                 break;
             }
             stopped |= front;
         }
-        let free = men & !stopped;
+        stopped
+    }
+
+    /// The runaway feature of the most advanced of the men in `free`, if any.
+    #[inline]
+    fn runaway_from<S: FeatureSink>(&self, free: u64, sign: i32, sink: &mut S) {
         if free != 0 {
             // The lowest bit is on the lowest row: the one nearest to crowning.
             let rows = self.row[free.trailing_zeros() as usize];
@@ -484,12 +506,17 @@ impl Layout {
         }
         let mut w = 0;
         for k in 0..2 {
-            for (band, t) in ternary.iter().enumerate().take(bands) {
-                if (k, band) <= (last_k - k, last_band - band) {
-                    let state = t[k] + 81 * t[k + 1];
-                    sink.add(self.patterns + w * WINDOW_STATES + state, sign);
-                    w += 1;
-                }
+            // The bands that `Layout::build` keeps in row pair k: (k, band) <= (last_k - k,
+            // last_band - band), counted here so that the loop has a constant length.
+            let kept = match k.cmp(&(last_k - k)) {
+                std::cmp::Ordering::Less => bands,
+                std::cmp::Ordering::Equal => last_band / 2 + 1,
+                std::cmp::Ordering::Greater => 0,
+            };
+            for t in &ternary[..kept] {
+                let state = t[k] + 81 * t[k + 1];
+                sink.add(self.patterns + w * WINDOW_STATES + state, sign);
+                w += 1;
             }
         }
     }
