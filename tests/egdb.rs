@@ -159,7 +159,10 @@ fn analyse_knows_won_endings_only_with_the_tables() {
     let with = analyse_score("W:W41,42:B10", tables().to_str().unwrap());
     let without = analyse_score("W:W41,42:B10", "none");
     // Table wins print in Scan's table band, 80 to 90 men.
-    assert!((80.0..=90.0).contains(&with) && without < 20.0, "{with} {without}");
+    assert!(
+        (80.0..=90.0).contains(&with) && without < 20.0,
+        "{with} {without}"
+    );
     // A drawn one scores 0 exactly with the tables, not the evaluation's guess.
     assert_eq!(
         analyse_score("W:W31,36:B15", tables().to_str().unwrap()),
@@ -222,7 +225,10 @@ fn hub_egdb_path_parameter() {
     send("init");
     let (_, with) = search(&mut send, tables());
     let (lines_empty, without) = search(&mut send, &empty);
-    assert!((80.0..=90.0).contains(&with) && without < 20.0, "{with} {without}");
+    assert!(
+        (80.0..=90.0).contains(&with) && without < 20.0,
+        "{with} {without}"
+    );
     assert!(
         lines_empty
             .iter()
