@@ -768,12 +768,15 @@ fn info_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 /// What draughtsnet and pydraughts make of a score: centi-men, or plies to the end beyond 9,000.
 fn client_win_plies(score: &str) -> Option<i64> {
     let centi = (score.parse::<f64>().unwrap() * 100.0) as i64;
-    (centi.abs() > 9000).then(|| 10_000 * centi.signum() - centi)
+    (centi.abs() > 9000).then_some(10_000 * centi.signum() - centi)
 }
+
+/// One AI level's settings.
+type LidraughtsLevel = (u8, u64, &'static str, u32, u32, u32, u32);
 
 /// lidraughts' AI levels 1-8 for international draughts, as its Scan client sends them:
 /// (handicap, nodes, eval, book-margin, book-ply, depth, move time in ms).
-const LIDRAUGHTS_LEVELS: [(u8, u64, &str, u32, u32, u32, u32); 8] = [
+const LIDRAUGHTS_LEVELS: [LidraughtsLevel; 8] = [
     (3, 50, "pst", 100, 4, 0, 50),
     (2, 120, "pst", 100, 4, 0, 100),
     (0, 400, "pst", 90, 4, 0, 150),
@@ -867,8 +870,14 @@ fn draughtsnet_analysis_stops_at_the_level_and_decodes_wins_to_plies() {
     hub.send("level depth=4");
     hub.send("go analyze");
     let lines = hub.until("done", LONG);
-    assert!(lines.iter().any(|l| info_value(l, "depth") == Some("4")), "{lines:?}");
-    assert!(lines.iter().all(|l| info_value(l, "depth") != Some("5")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| info_value(l, "depth") == Some("4")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().all(|l| info_value(l, "depth") != Some("5")),
+        "{lines:?}"
+    );
     // Won positions: the client's decoding of the score gives Kroon's own distance, the
     // length of its principal variation to the end.
     for (won, plies) in WON {
@@ -890,6 +899,36 @@ const WON: [(&str, i64); 3] = [
     ("W:W32,38:B27,22", 5),
     ("W:W33,28:B18,23", 11),
 ];
+
+#[test]
+fn draughtsnet_analysis_sequence_stops_on_its_node_target() {
+    // draughtsnet's `go()` for an analysis job: `level move-time=4000`, `go analyze`, and `stop`
+    // once an `info` line reports the job's node target; then it reads `done`.
+    let mut hub = Hub::ready();
+    for moves in ["", "32-28", "32-28 19-23"] {
+        if moves.is_empty() {
+            hub.send(&format!("pos pos={START}"));
+        } else {
+            hub.send(&format!("pos pos={START} moves=\"{moves}\""));
+        }
+        hub.send("level move-time=4000");
+        hub.send("go analyze");
+        let mut stopped = false;
+        loop {
+            let line = hub.recv();
+            if line.starts_with("done") {
+                assert!(stopped, "done before the node target: {line}");
+                assert!(line.starts_with("done move="), "{line}");
+                break;
+            }
+            let nodes: u64 = info_value(&line, "nodes").map_or(0, |n| n.parse().unwrap());
+            if !stopped && nodes >= 20_000 {
+                hub.send("stop");
+                stopped = true;
+            }
+        }
+    }
+}
 
 #[test]
 fn negative_clocks_and_moves_zero_read_as_scan() {

@@ -323,7 +323,9 @@ fn handicapped(mut result: SearchResult, handicap: u8, seed: u64) -> SearchResul
         return result;
     }
     let mut rng = SplitMix(seed);
-    let not_lost = |s: i32| !(is_decisive(s) && s < 0) || is_decisive(best) && best < 0;
+    let lost = |s: i32| is_decisive(s) && s < 0;
+    // A proven loss is never chosen, unless every line is one.
+    let not_lost = |s: i32| !lost(s) || lost(best);
     let blunder = rng.next() % 100 < BLUNDER_PERCENT[h];
     let candidates: Vec<usize> = result
         .lines

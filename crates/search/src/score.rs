@@ -84,7 +84,7 @@ mod tests {
     /// to the end beyond 9,000.
     fn client_plies(printed: &str) -> Option<i32> {
         let centi = (printed.parse::<f64>().unwrap() * 100.0) as i32;
-        (centi.abs() > 9000).then(|| 10_000 * centi.signum() - centi)
+        (centi.abs() > 9000).then_some(10_000 * centi.signum() - centi)
     }
 
     #[test]
