@@ -752,6 +752,8 @@ fn multipv_parameter_numbers_one_line_per_info() {
     }
     // Without the parameter, the lines carry no number, as before.
     hub.send("set-param name=multipv value=1");
+    // `go` reset the level, as in Scan.
+    hub.send("level depth=3");
     hub.send("go think");
     let lines = hub.until("done", LONG);
     assert!(lines.iter().all(|l| !l.contains("multipv")), "{lines:?}");
@@ -819,13 +821,13 @@ fn lidraughts_levels_keep_every_limit_and_play_legal_moves() {
     hub.send("set-param name=threads value=1");
     let pos = start();
     for level in 1..=8 {
-        let lines = lidraughts_move(&mut hub, level, START, "32-28 19-23");
+        let lines = lidraughts_move(&mut hub, level, START, "32-28 18-23");
         assert!(
             lines.iter().all(|l| !l.starts_with("error")),
             "level {level}: {lines:?}"
         );
         let one = pos.play(&parse_hub_move(&pos, "32-28").unwrap());
-        let after = one.play(&parse_hub_move(&one, "19-23").unwrap());
+        let after = one.play(&parse_hub_move(&one, "18-23").unwrap());
         check_done(lines.last().unwrap(), &after, true);
         let last_info = lines.iter().rev().find(|l| l.starts_with("info "));
         let (_, nodes, _, _, _, depth, _) = LIDRAUGHTS_LEVELS[level - 1];
@@ -887,7 +889,7 @@ fn draughtsnet_analysis_stops_at_the_level_and_decodes_wins_to_plies() {
         let lines = hub.until("done", LONG);
         let last = lines.iter().rev().find(|l| l.starts_with("info ")).unwrap();
         let score = info_value(last, "score").unwrap();
-        let pv = last.split('"').nth(1).unwrap();
+        let pv = last.split("pv=").nth(1).unwrap().trim_matches('"');
         assert_eq!(client_win_plies(score), Some(plies), "{won}: {last}");
         assert_eq!(pv.split(' ').count() as i64, plies, "{won}: {last}");
     }
@@ -905,7 +907,7 @@ fn draughtsnet_analysis_sequence_stops_on_its_node_target() {
     // draughtsnet's `go()` for an analysis job: `level move-time=4000`, `go analyze`, and `stop`
     // once an `info` line reports the job's node target; then it reads `done`.
     let mut hub = Hub::ready();
-    for moves in ["", "32-28", "32-28 19-23"] {
+    for moves in ["", "32-28", "32-28 18-23"] {
         if moves.is_empty() {
             hub.send(&format!("pos pos={START}"));
         } else {
