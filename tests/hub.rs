@@ -7,6 +7,7 @@
 mod support;
 use support::pydraughts;
 
+use kroon_protocol::hub::numbering::{read_move, write_move};
 use kroon_protocol::hub::{parse_reply, HubReply};
 use kroon_rules::{
     notation, parse_fen, parse_hub, parse_hub_move, write_hub, Move, Position, Variant,
@@ -224,12 +225,12 @@ fn check_done(line: &str, pos: &Position, want_move: bool) -> Option<Move> {
         return None;
     };
     assert!(want_move, "a move where none was expected: {line}");
-    let mv = parse_hub_move(pos, &text).unwrap_or_else(|e| panic!("{line}: {e}"));
-    assert_eq!(notation::hub(&mv, pos.variant()), text, "long form");
+    let mv = read_move(pos, &text).unwrap_or_else(|e| panic!("{line}: {e}"));
+    assert_eq!(write_move(&mv, pos.variant()), text, "long form");
     if let Some(p) = ponder {
         let after = pos.play(&mv);
-        let reply = parse_hub_move(&after, &p).unwrap_or_else(|e| panic!("ponder in {line}: {e}"));
-        assert_eq!(notation::hub(&reply, after.variant()), p, "long form");
+        let reply = read_move(&after, &p).unwrap_or_else(|e| panic!("ponder in {line}: {e}"));
+        assert_eq!(write_move(&reply, after.variant()), p, "long form");
     }
     Some(mv)
 }
@@ -435,10 +436,9 @@ fn ping_during_a_search_is_answered_before_done() {
 }
 
 #[test]
-fn analyze_ignores_the_level_and_stops_within_a_second() {
+fn analyze_without_a_level_runs_until_stop_within_a_second() {
     let mut hub = Hub::ready();
     hub.send(&format!("pos pos={START}"));
-    hub.send("level depth=1");
     hub.send("go analyze");
     hub.no_done_for(Duration::from_millis(800));
     hub.ping();
@@ -516,12 +516,10 @@ fn bad_input_is_reported_and_the_engine_lives_on() {
     hub.expect_line("done");
     hub.ping();
 
-    let cases: [(&str, &str); 11] = [
+    let cases: [(&str, &str); 9] = [
         // Malformed lines.
         ("level depth=", "no value"),
         ("level depth=deep", "depth=deep"),
-        ("level depth=3 nodes=9", "not both"),
-        ("level move-time=-1", "move-time=-1"),
         ("pos pos=\"Wbbb", "closing quote"),
         ("= pos", "command"),
         // Positions.
@@ -642,28 +640,39 @@ fn quit_during_a_search_exits() {
 
 // ---- pydraughts ------------------------------------------------------------------------------
 
-/// pydraughts' `HubEngine` plays Kroon against itself to the end of a game, checking every move.
+/// pydraughts' `HubEngine` plays Kroon against itself to the end of a game, checking every move,
+/// in every variant both know (10x10 and 8x8: pydraughts 0.6 numbers 8x8 moves its own way).
 /// Needs python3 with pydraughts (`.ci/run` installs it), as tests/interop_pydraughts.rs does.
 #[test]
-fn pydraughts_hub_engine_plays_a_whole_game() {
-    if !pydraughts::available("pydraughts_hub_engine_plays_a_whole_game") {
+fn pydraughts_hub_engine_plays_a_whole_game_in_every_variant() {
+    if !pydraughts::available("pydraughts_hub_engine_plays_a_whole_game_in_every_variant") {
         return;
     }
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/interop/hub_pydraughts.py"
     );
-    let out = Command::new("python3")
-        .args([script, env!("CARGO_BIN_EXE_kroon")])
-        .output()
-        .expect("python3 must be installed (with pydraughts)");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "pydraughts Hub game failed:\n{stdout}\n{stderr}"
-    );
-    assert!(stdout.contains("game over:"), "{stdout}");
+    for variant in [
+        "normal",
+        "frisian",
+        "losing",
+        "bt",
+        "russian",
+        "brazilian",
+        "english",
+    ] {
+        let out = Command::new("python3")
+            .args([script, env!("CARGO_BIN_EXE_kroon"), "--variant", variant])
+            .output()
+            .expect("python3 must be installed (with pydraughts)");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "pydraughts Hub game in {variant} failed:\n{stdout}\n{stderr}"
+        );
+        assert!(stdout.contains("game over:"), "{variant}: {stdout}");
+    }
 }
 
 #[test]
@@ -678,7 +687,6 @@ fn every_variant_plays_a_whole_game_against_itself() {
         ));
         hub.send("init");
         hub.expect_line("ready");
-        hub.send("level depth=3");
         let start = Position::initial(variant);
         let mut game = kroon_rules::Game::new(start);
         let mut moves: Vec<String> = Vec::new();
@@ -691,13 +699,15 @@ fn every_variant_plays_a_whole_game_against_itself() {
                 write_hub(&start),
                 moves.join(" ")
             ));
+            // `pos` resets the level, as in Scan.
+            hub.send("level depth=3");
             hub.send("go think");
             let lines = hub.until("done", LONG);
             let done = lines.last().expect("a done line");
             let mv = check_done(done, game.position(), true).expect("a move");
             game.play(&mv)
                 .unwrap_or_else(|e| hub.fail(&format!("{variant}: {e}")));
-            moves.push(notation::hub(&mv, variant));
+            moves.push(write_move(&mv, variant));
         }
         eprintln!(
             "{variant}: {:?} after {} plies",
@@ -742,7 +752,194 @@ fn multipv_parameter_numbers_one_line_per_info() {
     }
     // Without the parameter, the lines carry no number, as before.
     hub.send("set-param name=multipv value=1");
+    // `go` reset the level, as in Scan.
+    hub.send("level depth=3");
     hub.send("go think");
     let lines = hub.until("done", LONG);
     assert!(lines.iter().all(|l| !l.contains("multipv")), "{lines:?}");
+}
+
+// ---- clients' own command sequences ----------------------------------------------------------
+
+/// The `info` keys a client reads, by name.
+fn info_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split(' ')
+        .find_map(|w| w.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+}
+
+/// What draughtsnet and pydraughts make of a score: centi-men, or plies to the end beyond 9,000.
+fn client_win_plies(score: &str) -> Option<i64> {
+    let centi = (score.parse::<f64>().unwrap() * 100.0) as i64;
+    (centi.abs() > 9000).then_some(10_000 * centi.signum() - centi)
+}
+
+/// One AI level's settings.
+type LidraughtsLevel = (u8, u64, &'static str, u32, u32, u32, u32);
+
+/// lidraughts' AI levels 1-8 for international draughts, as its Scan client sends them:
+/// (handicap, nodes, eval, book-margin, book-ply, depth, move time in ms).
+const LIDRAUGHTS_LEVELS: [LidraughtsLevel; 8] = [
+    (3, 50, "pst", 100, 4, 0, 50),
+    (2, 120, "pst", 100, 4, 0, 100),
+    (0, 400, "pst", 90, 4, 0, 150),
+    (0, 1200, "pst", 90, 4, 0, 200),
+    (0, 0, "pst", 80, 6, 6, 300),
+    (0, 0, "pattern", 70, 6, 5, 400),
+    (0, 0, "pattern", 60, 8, 11, 500),
+    (0, 0, "pattern", 50, 8, 21, 1000),
+];
+
+/// Sends one lidraughts AI move request in its own order; returns the lines up to `done`.
+fn lidraughts_move(hub: &mut Hub, level: usize, pos: &str, moves: &str) -> Vec<String> {
+    let (handicap, nodes, eval, margin, book_ply, depth, ms) = LIDRAUGHTS_LEVELS[level - 1];
+    hub.send("new-game");
+    if moves.is_empty() {
+        hub.send(&format!("pos pos={pos}"));
+    } else {
+        hub.send(&format!("pos pos={pos} moves=\"{moves}\""));
+    }
+    if handicap > 0 {
+        hub.send(&format!("level handicap={handicap}"));
+    }
+    if nodes > 0 {
+        hub.send(&format!("level nodes={nodes}"));
+    }
+    hub.send(&format!("set-param name=eval value={eval}"));
+    hub.send(&format!("set-param name=book-margin value={margin}"));
+    hub.send(&format!("set-param name=book-ply value={book_ply}"));
+    if depth > 0 {
+        hub.send(&format!("level depth={depth}"));
+    }
+    hub.send(&format!("level move-time={}", f64::from(ms) / 1000.0));
+    hub.send("go think");
+    hub.until("done", LONG)
+}
+
+#[test]
+fn lidraughts_levels_keep_every_limit_and_play_legal_moves() {
+    let mut hub = Hub::ready();
+    hub.send("set-param name=threads value=1");
+    let pos = start();
+    for level in 1..=8 {
+        let lines = lidraughts_move(&mut hub, level, START, "32-28 18-23");
+        assert!(
+            lines.iter().all(|l| !l.starts_with("error")),
+            "level {level}: {lines:?}"
+        );
+        let one = pos.play(&parse_hub_move(&pos, "32-28").unwrap());
+        let after = one.play(&parse_hub_move(&one, "18-23").unwrap());
+        check_done(lines.last().unwrap(), &after, true);
+        let last_info = lines.iter().rev().find(|l| l.starts_with("info "));
+        let (_, nodes, _, _, _, depth, _) = LIDRAUGHTS_LEVELS[level - 1];
+        if let Some(info) = last_info {
+            let d: u32 = info_value(info, "depth").unwrap().parse().unwrap();
+            let n: u64 = info_value(info, "nodes").unwrap().parse().unwrap();
+            if nodes > 0 {
+                // Node levels stop after the iteration that reaches the target.
+                assert!(n < 2_000, "level {level}: {n} nodes for {nodes}");
+            }
+            if depth > 0 {
+                assert!(d <= depth, "level {level}: depth {d} beyond {depth}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_level_one_search_with_fifty_nodes_stays_within_a_few_hundred() {
+    let mut hub = Hub::ready();
+    hub.send(&format!("pos pos={START}"));
+    hub.send("level nodes=50");
+    hub.send("level move-time=0.05");
+    hub.send("go think");
+    let lines = hub.until("done", LONG);
+    let nodes: u64 = lines
+        .iter()
+        .rev()
+        .find_map(|l| info_value(l, "nodes"))
+        .expect("an info line")
+        .parse()
+        .unwrap();
+    assert!(nodes <= 500, "{nodes}: {lines:?}");
+}
+
+#[test]
+fn draughtsnet_analysis_stops_at_the_level_and_decodes_wins_to_plies() {
+    let mut hub = Hub::ready();
+    // draughtsnet's analysis: one level line, `go analyze`, `stop` once the info lines show
+    // its node target; Scan also stops by itself at the level's limits.
+    hub.send(&format!("pos pos={START} moves=\"32-28 19-23\""));
+    hub.send("level depth=4");
+    hub.send("go analyze");
+    let lines = hub.until("done", LONG);
+    assert!(
+        lines.iter().any(|l| info_value(l, "depth") == Some("4")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().all(|l| info_value(l, "depth") != Some("5")),
+        "{lines:?}"
+    );
+    // Won positions: the client's decoding of the score gives Kroon's own distance, the
+    // length of its principal variation to the end.
+    for (won, plies) in WON {
+        hub.send(&format!("pos pos={won}"));
+        hub.send("level depth=12");
+        hub.send("go analyze");
+        let lines = hub.until("done", LONG);
+        let last = lines.iter().rev().find(|l| l.starts_with("info ")).unwrap();
+        let score = info_value(last, "score").unwrap();
+        let pv = last.split("pv=").nth(1).unwrap().trim_matches('"');
+        assert_eq!(client_win_plies(score), Some(plies), "{won}: {last}");
+        assert_eq!(pv.split(' ').count() as i64, plies, "{won}: {last}");
+    }
+}
+
+/// Positions won in a known number of plies.
+const WON: [(&str, i64); 3] = [
+    ("W:W28:B23", 1),
+    ("W:W32,38:B27,22", 5),
+    ("W:W33,28:B18,23", 11),
+];
+
+#[test]
+fn draughtsnet_analysis_sequence_stops_on_its_node_target() {
+    // draughtsnet's `go()` for an analysis job: `level move-time=4000`, `go analyze`, and `stop`
+    // once an `info` line reports the job's node target; then it reads `done`.
+    let mut hub = Hub::ready();
+    for moves in ["", "32-28", "32-28 18-23"] {
+        if moves.is_empty() {
+            hub.send(&format!("pos pos={START}"));
+        } else {
+            hub.send(&format!("pos pos={START} moves=\"{moves}\""));
+        }
+        hub.send("level move-time=4000");
+        hub.send("go analyze");
+        let mut stopped = false;
+        loop {
+            let line = hub.recv();
+            if line.starts_with("done") {
+                assert!(stopped, "done before the node target: {line}");
+                assert!(line.starts_with("done move="), "{line}");
+                break;
+            }
+            let nodes: u64 = info_value(&line, "nodes").map_or(0, |n| n.parse().unwrap());
+            if !stopped && nodes >= 20_000 {
+                hub.send("stop");
+                stopped = true;
+            }
+        }
+    }
+}
+
+#[test]
+fn negative_clocks_and_moves_zero_read_as_scan() {
+    let mut hub = Hub::ready();
+    // pydraughts under lidraughts-bot when its overhead exceeds the clock: a move at once.
+    let (lines, _) = hub.search(START, "time=-0.613 inc=-0.1", "think");
+    assert!(lines.iter().all(|l| !l.starts_with("error")), "{lines:?}");
+    check_done(lines.last().unwrap(), &start(), true);
+    let (lines, _) = hub.search(START, "moves=0 time=3 inc=0.1", "think");
+    assert!(lines.iter().all(|l| !l.starts_with("error")), "{lines:?}");
+    check_done(lines.last().unwrap(), &start(), true);
 }

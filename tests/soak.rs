@@ -1266,11 +1266,11 @@ fn random_games(rng: &mut Rng, n: usize) -> Vec<HubCommand> {
             let cut = rng.below(positions.len());
             let start = &positions[cut];
             HubCommand::Pos {
-                pos: if rng.chance(30) {
+                pos: Some(if rng.chance(30) {
                     write_fen(start)
                 } else {
                     write_hub(start)
-                },
+                }),
                 moves: texts[cut..].to_vec(),
             }
         })
@@ -1370,7 +1370,7 @@ impl HubFuzz {
     /// A position text with one thing wrong (or, by chance, nothing).
     fn wrong_position(&mut self) -> String {
         let base = match self.rng.pick(&self.games) {
-            HubCommand::Pos { pos, .. } => pos.clone(),
+            HubCommand::Pos { pos: Some(pos), .. } => pos.clone(),
             _ => START.to_owned(),
         };
         let mut chars: Vec<char> = base.chars().collect();
@@ -1435,7 +1435,7 @@ impl HubFuzz {
             48..=57 => {
                 let pos = self.wrong_position();
                 HubCommand::Pos {
-                    pos,
+                    pos: Some(pos),
                     moves: Vec::new(),
                 }
                 .to_string()

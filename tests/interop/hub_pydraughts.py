@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Kroon over Hub, driven by pydraughts' HubEngine (an independent Hub client): the handshake,
-then Kroon plays itself to the end of a game. Every move Kroon sends is checked against
-pydraughts' legal moves, and any unexpected line pydraughts logs counts as a failure.
+then Kroon plays itself to the end of a game in one variant. Every move Kroon sends is checked
+against pydraughts' legal moves, and any unexpected line pydraughts logs counts as a failure.
+pydraughts sends positions in Kroon's field numbers and, since 0.6, 8x8 moves in each variant's
+own numbers; Kroon must read and answer those.
 
-usage: hub_pydraughts.py KROON [--depth N] [--max-plies N]
+usage: hub_pydraughts.py KROON [--variant NAME] [--depth N] [--max-plies N]
 Exits 0 when the game reached its end (or the ply cap) without a problem, 1 otherwise.
 """
 
@@ -30,6 +32,18 @@ class Complaints(logging.Handler):
         self.records.append(record.getMessage())
 
 
+# Kroon's Hub variant name -> pydraughts' name.
+VARIANTS = {
+    "normal": "standard",
+    "frisian": "frisian",
+    "losing": "antidraughts",
+    "bt": "breakthrough",
+    "russian": "russian",
+    "brazilian": "brazilian",
+    "english": "english",
+}
+
+
 def limit_for(ply, depth):
     """Mostly a fixed depth (fast and repeatable); now and then the other Hub level forms."""
     if ply % 10 == 3:
@@ -44,6 +58,7 @@ def limit_for(ply, depth):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("kroon")
+    ap.add_argument("--variant", default="normal", choices=sorted(VARIANTS))
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--timeout", type=int, default=120, help="abort the whole run after this many seconds")
@@ -70,10 +85,11 @@ def main():
             problems.append(f"variant values {sorted(eng.variants)} lack 'normal'")
         eng.setoption("hash", 16)
         eng.setoption("threads", 1)
+        eng.setoption("variant", args.variant)
         eng.init()
         eng.ping()
 
-        board = draughts.Board("standard")
+        board = draughts.Board(VARIANTS[args.variant])
         while not board.is_over() and len(board.move_stack) < args.max_plies:
             ply = len(board.move_stack)
             legal = {m.hub_position_move: m for m in board.legal_moves()}

@@ -5,9 +5,7 @@
 use super::openings::Opening;
 use super::player::{EndForEngine, FailKind, Failure, Player, Turn};
 use super::spec::TimeControl;
-use kroon_rules::{
-    parse_hub_move, side_name, Colour, DrawReason, Game, GameResult, Move, Outcome, Variant,
-};
+use kroon_rules::{side_name, Colour, DrawReason, Game, GameResult, Move, Outcome, Variant};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -375,7 +373,7 @@ fn run<'p>(
                 };
             }
         }
-        let mv = match parse_hub_move(&before, &reply.text) {
+        let mv = match kroon_protocol::hub::numbering::read_move(&before, &reply.text) {
             Ok(mv) => mv,
             Err(e) => {
                 players[i].mark_broken();
@@ -391,7 +389,7 @@ fn run<'p>(
                 };
             }
         };
-        game.play(&mv).expect("parse_hub_move gives legal moves");
+        game.play(&mv).expect("read_move gives legal moves");
         if let TimeControl::Clock { inc, .. } = s.tc {
             clock[i] = (clock[i] + inc).saturating_sub(reply.elapsed);
         }

@@ -8,8 +8,8 @@
 use super::player::{EndForEngine, FailKind, Failure, Player, Reply, Transcript, Turn};
 use super::spec::TimeControl;
 use kroon_protocol::hub::line::read_line;
-use kroon_protocol::hub::{parse_reply, GoMode, HubCommand, HubError, HubReply};
-use kroon_rules::{notation, write_hub, Colour, Move, Position, Variant};
+use kroon_protocol::hub::{numbering, parse_reply, GoMode, HubCommand, HubError, HubReply};
+use kroon_rules::{write_hub, Colour, Move, Position, Variant};
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -281,14 +281,14 @@ impl Player for HubEngine {
         }
         let variant = turn.start.variant();
         self.send(&HubCommand::Pos {
-            pos: write_hub(turn.start),
+            pos: Some(write_hub(turn.start)),
             moves: turn
                 .moves
                 .iter()
-                .map(|mv| notation::hub(mv, variant))
+                .map(|mv| numbering::write_move(mv, variant))
                 .collect(),
         })?;
-        self.send(&HubCommand::Level(turn.level.clone()))?;
+        self.send(&HubCommand::Level(turn.level.clone().into()))?;
         self.send(&HubCommand::Go(GoMode::Think))?;
         let sent = Instant::now();
         let deadline = sent + turn.patience;

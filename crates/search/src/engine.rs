@@ -3,14 +3,15 @@
 
 use crate::book::BookPlay;
 use crate::eval::Eval;
+use crate::score::is_decisive;
 use crate::smp::{self, Shared};
 use crate::tables::EndgameTables;
-use crate::time::{Limits, TimeManager};
+use crate::time::{Bounds, Limits, TimeManager};
 use crate::worker::History;
 use crate::{Info, SearchResult};
 use kroon_rules::{Game, Outcome, Position, Waived};
 use parking_lot::Mutex;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -59,6 +60,10 @@ pub struct Engine {
     hash_mib: usize,
     multipv: usize,
     running: Mutex<Option<Running>>,
+    /// Strength handicap, 0 (none) to [`MAX_HANDICAP`]: see [`Engine::set_handicap`].
+    handicap: u8,
+    /// Draws of the handicap's choices, so that games differ.
+    draws: Arc<AtomicU64>,
     /// The book is played here rather than in each protocol's session, so that Hub, DXP and any
     /// other caller of `go` play from it alike, each session only saying which book and margin.
     book: Option<Arc<BookPlay>>,
@@ -91,8 +96,26 @@ impl Engine {
             hash_mib,
             multipv: 1,
             running: Mutex::new(None),
+            handicap: 0,
+            draws: Arc::new(AtomicU64::new(0)),
             book: None,
         }
+    }
+
+    /// Plays weaker from now on: with handicap `h` (1 to [`MAX_HANDICAP`]; 0 for full strength)
+    /// the search looks at several lines and a move is drawn at random among those within a
+    /// margin of the best (40, 100, 200 centi-men), and now and then (never, 3 %, 8 % of the
+    /// moves) among all of them but proven losses: the weakest levels drop pieces. Analysis
+    /// (`Limits::Infinite`) and pondering are never handicapped. Waits for a running search.
+    pub fn set_handicap(&mut self, h: u8) {
+        self.wait();
+        self.handicap = h.min(MAX_HANDICAP);
+    }
+
+    /// The handicap searches play with.
+    #[must_use]
+    pub fn handicap(&self) -> u8 {
+        self.handicap
     }
 
     /// Changes the thread count and table size (waits for a running search first). The table is
@@ -190,8 +213,12 @@ impl Engine {
             let _ = r.handle.join();
         }
         self.shared.stop.store(false, Ordering::Relaxed);
-        self.shared.multipv.store(self.multipv, Ordering::Relaxed);
+        let handicap = self.handicap_for(&req);
+        self.shared
+            .multipv
+            .store(self.lines_for(handicap), Ordering::Relaxed);
         let clock = Arc::new(TimeManager::new(&req.limits, req.ponder));
+        let draw = self.draws.fetch_add(1, Ordering::Relaxed);
         let shared = Arc::clone(&self.shared);
         let eval = Arc::clone(&self.eval);
         let threads = self.threads;
@@ -202,9 +229,11 @@ impl Engine {
             .stack_size(16 << 20)
             .spawn(move || {
                 let result = book.unwrap_or_else(|| {
-                    search_blocking(&shared, &eval, &req, threads, &thread_clock, &|info| {
-                        on_event(Event::Iteration(info));
-                    })
+                    let result =
+                        search_blocking(&shared, &eval, &req, threads, &thread_clock, &|info| {
+                            on_event(Event::Iteration(info));
+                        });
+                    handicapped(result, handicap, req.game.position().key() ^ draw)
                 });
                 on_event(Event::Done(result.clone()));
                 result
@@ -221,7 +250,7 @@ impl Engine {
     /// The opponent played the expected move: the ponder search becomes a timed one.
     pub fn ponder_hit(&self) {
         if let Some(r) = self.running.lock().as_ref() {
-            r.clock.ponder_hit();
+            r.clock.ponder_hit_after(self.shared.total_nodes());
         }
     }
 
@@ -247,9 +276,86 @@ impl Engine {
             return result;
         }
         self.shared.stop.store(false, Ordering::Relaxed);
-        self.shared.multipv.store(self.multipv, Ordering::Relaxed);
+        let handicap = self.handicap_for(req);
+        self.shared
+            .multipv
+            .store(self.lines_for(handicap), Ordering::Relaxed);
         let clock = TimeManager::new(&req.limits, req.ponder);
-        search_blocking(&self.shared, &self.eval, req, self.threads, &clock, on_info)
+        let draw = self.draws.fetch_add(1, Ordering::Relaxed);
+        let result = search_blocking(&self.shared, &self.eval, req, self.threads, &clock, on_info);
+        handicapped(result, handicap, req.game.position().key() ^ draw)
+    }
+
+    /// The handicap that applies to `req`: none for analysis and pondering.
+    fn handicap_for(&self, req: &SearchRequest) -> u8 {
+        if req.ponder || matches!(req.limits, Limits::Infinite) {
+            0
+        } else {
+            self.handicap
+        }
+    }
+
+    /// Lines to search: a handicapped search needs some to choose from.
+    fn lines_for(&self, handicap: u8) -> usize {
+        if handicap > 0 {
+            self.multipv.max(HANDICAP_LINES)
+        } else {
+            self.multipv
+        }
+    }
+}
+
+/// The largest strength handicap.
+pub const MAX_HANDICAP: u8 = 3;
+/// Lines a handicapped search looks at.
+const HANDICAP_LINES: usize = 6;
+
+/// The move a handicapped engine plays instead of the best: drawn with `seed` among the lines
+/// of the result (see [`Engine::set_handicap`]). Without lines, the best move stays.
+fn handicapped(mut result: SearchResult, handicap: u8, seed: u64) -> SearchResult {
+    const MARGIN: [i32; 4] = [0, 40, 100, 200];
+    const BLUNDER_PERCENT: [u64; 4] = [0, 0, 3, 8];
+    let h = usize::from(handicap.min(MAX_HANDICAP));
+    let Some(best) = result.lines.first().map(|l| l.score) else {
+        return result;
+    };
+    if h == 0 {
+        return result;
+    }
+    let mut rng = SplitMix(seed);
+    let lost = |s: i32| is_decisive(s) && s < 0;
+    // A proven loss is never chosen, unless every line is one.
+    let not_lost = |s: i32| !lost(s) || lost(best);
+    let blunder = rng.next() % 100 < BLUNDER_PERCENT[h];
+    let candidates: Vec<usize> = result
+        .lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| not_lost(l.score) && (blunder || best - l.score <= MARGIN[h]))
+        .map(|(i, _)| i)
+        .collect();
+    if candidates.is_empty() {
+        return result;
+    }
+    let pick = candidates[(rng.next() % candidates.len() as u64) as usize];
+    let line = result.lines[pick].clone();
+    result.best = line.pv.first().copied();
+    result.ponder = line.pv.get(1).copied();
+    result.score = line.score;
+    result.pv = line.pv;
+    result
+}
+
+/// SplitMix64: a few lines of well-mixed random numbers, enough to vary a handicapped move.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
 }
 
@@ -285,29 +391,97 @@ fn search_blocking(
         waived: waived_at_root(game),
     };
     let legal = root.legal_moves();
-    // With one legal move and a clock running, there is nothing to think about.
-    let timed = matches!(req.limits, Limits::MoveTime(_) | Limits::Clock { .. });
-    if legal.len() <= 1 && timed && !req.ponder {
-        return SearchResult {
-            best: legal.iter().next().copied(),
-            ponder: None,
-            score: 0,
-            depth: 0,
-            nodes: 0,
-            elapsed: clock.elapsed(),
-            pv: legal.iter().copied().collect(),
-            lines: Vec::new(),
-        };
-    }
-    let (outcome, nodes) = smp::run(shared, eval, &root, &history, threads, clock, report);
+    // With one legal move and a clock running there is nothing to think about; as Scan, the
+    // engine still says what it expects (a score and a reply to ponder on), from a search
+    // too small to be felt on the clock.
+    let timed = match &req.limits {
+        Limits::MoveTime(_) | Limits::Clock { .. } => true,
+        Limits::Combined(b) => b.move_time.is_some() || b.clock.is_some(),
+        _ => false,
+    };
+    let forced_clock;
+    let clock = if legal.len() <= 1 && timed && !req.ponder {
+        forced_clock = TimeManager::new(
+            &Limits::Combined(Bounds {
+                depth: Some(FORCED_DEPTH),
+                nodes: Some(FORCED_NODES),
+                ..Bounds::default()
+            }),
+            false,
+        );
+        &forced_clock
+    } else {
+        clock
+    };
+    // After a ponder hit, node counts start again with the clock.
+    let counted = |mut info: Info| {
+        info.nodes = clock.counted(info.nodes);
+        report(info);
+    };
+    let (outcome, nodes) = smp::run(shared, eval, &root, &history, threads, clock, &counted);
     SearchResult {
         best: outcome.pv.first().copied(),
         ponder: outcome.pv.get(1).copied(),
         score: outcome.score,
         depth: outcome.depth,
-        nodes,
+        nodes: clock.counted(nodes),
         elapsed: clock.elapsed(),
         pv: outcome.pv,
         lines: outcome.lines,
+    }
+}
+
+/// The search behind a forced move: deep enough for a score and a reply, a few milliseconds.
+const FORCED_DEPTH: u32 = 8;
+/// Its node limit.
+const FORCED_NODES: u64 = 20_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Line;
+    use kroon_rules::Variant;
+
+    fn result_with(scores: &[i32]) -> SearchResult {
+        let pos = Position::initial(Variant::International);
+        let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
+        let lines: Vec<Line> = scores
+            .iter()
+            .zip(&moves)
+            .map(|(&score, &mv)| Line {
+                score,
+                pv: vec![mv],
+            })
+            .collect();
+        SearchResult {
+            best: Some(moves[0]),
+            score: scores[0],
+            pv: vec![moves[0]],
+            lines,
+            ..SearchResult::default()
+        }
+    }
+
+    #[test]
+    fn handicaps_pick_within_their_margin_and_the_lowest_blunders() {
+        let scores = [10, 0, -60, -150, -400, -30_000 + 5];
+        let picked = |h: u8| -> Vec<i32> {
+            (0..2_000u64)
+                .map(|seed| handicapped(result_with(&scores), h, seed).score)
+                .collect()
+        };
+        assert!(picked(0).iter().all(|&s| s == 10));
+        let one = picked(1);
+        assert!(one.iter().all(|&s| s >= -30) && one.contains(&0) && one.contains(&10));
+        let two = picked(2);
+        assert!(two.contains(&-60) && two.iter().filter(|&&s| s < -90).count() < 200);
+        let three = picked(3);
+        // Now and then a piece (and more) goes; a proven loss is never chosen.
+        assert!(three.contains(&-400) && three.contains(&-150));
+        assert!(three.iter().all(|&s| s > -1_000));
+        // Without lines (a book move, a stopped first iteration) the best move stays.
+        let mut bare = result_with(&scores);
+        bare.lines.clear();
+        assert_eq!(handicapped(bare, 3, 7).score, 10);
     }
 }

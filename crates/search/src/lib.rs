@@ -16,7 +16,7 @@ pub use book::{BookPlay, BookProbe};
 pub use engine::{Engine, Event, SearchRequest};
 pub use eval::{Eval, EvalKind, Weights, WeightsError};
 pub use tables::{EndgameTables, TableProbe, TableValue};
-pub use time::{Limits, TimeManager};
+pub use time::{Bounds, Limits, TimeManager};
 
 use kroon_rules::Move;
 use std::time::Duration;

@@ -70,17 +70,6 @@ pub enum HubError {
         /// What the value should have been.
         expected: &'static str,
     },
-    /// `level` mixes two of its forms, e.g. `depth=` and `time=`.
-    #[error("'level' takes one of depth, nodes, move-time, time or infinite, not both '{first}' and '{second}'")]
-    ConflictingLevel {
-        /// The first form found.
-        first: &'static str,
-        /// The second form found.
-        second: &'static str,
-    },
-    /// `level` without any form this codec knows.
-    #[error("'level' needs depth=, nodes=, move-time=, time= or infinite")]
-    MissingLevel,
     /// [`parse_reply`] got a word that is not an engine reply.
     #[error("unknown reply '{0}'")]
     UnknownReply(String),
@@ -312,15 +301,12 @@ fn real(key: &'static str, value: &str) -> Result<f64, HubError> {
     }
 }
 
-/// Seconds: finite and not negative, so the session can build a `Duration` without checks.
+/// Seconds: finite, and a negative value reads as 0 (as Scan clamps it: a client whose own
+/// overhead exceeds its clock sends `time=-0.6`), so the session can build a `Duration` at once.
 fn seconds(key: &'static str, value: &str) -> Result<f64, HubError> {
     match value.parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-        _ => Err(bad_number(
-            key,
-            value,
-            "a number of seconds (a real, 0 or more)",
-        )),
+        Ok(x) if x.is_finite() => Ok(x.max(0.0)),
+        _ => Err(bad_number(key, value, "a number of seconds (a real)")),
     }
 }
 
@@ -334,7 +320,59 @@ fn require<'t>(
 
 // ---- commands (GUI to engine) ----------------------------------------------------------------
 
-/// The time or depth limit set by `level`, in Hub's own units (seconds as reals).
+/// The keys of one `level` line, each optional, in Hub's own units (seconds as reals). As in
+/// Scan, a session keeps each key of successive `level` lines until the next `pos`, so a line
+/// says only what it changes; the limits set all apply, the first reached ending the search.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LevelKeys {
+    /// `depth=N`: search to this depth.
+    pub depth: Option<u32>,
+    /// `nodes=N`: search about this many nodes.
+    pub nodes: Option<u64>,
+    /// `move-time=T`: spend about this many seconds on the move.
+    pub move_time: Option<f64>,
+    /// `moves=N`: moves to the next time control (0: none, as in Scan).
+    pub moves: Option<u32>,
+    /// `time=T`: seconds on the clock.
+    pub time: Option<f64>,
+    /// `inc=I`: seconds added before every move.
+    pub inc: Option<f64>,
+    /// `infinite`: no limit (clears the others).
+    pub infinite: bool,
+    /// `handicap=N`: play weaker (lidraughts' Scan; 0 is full strength).
+    pub handicap: Option<u8>,
+    /// `ply=N`: search no deeper than N plies (lidraughts' Scan).
+    pub ply: Option<u32>,
+}
+
+impl LevelKeys {
+    /// Whether the line sets a game clock (`moves`, `time` or `inc`).
+    #[must_use]
+    pub fn has_clock(&self) -> bool {
+        self.moves.is_some() || self.time.is_some() || self.inc.is_some()
+    }
+}
+
+impl From<Level> for LevelKeys {
+    fn from(level: Level) -> LevelKeys {
+        let mut keys = LevelKeys::default();
+        match level {
+            Level::Depth(d) => keys.depth = Some(d),
+            Level::Nodes(n) => keys.nodes = Some(n),
+            Level::MoveTime(t) => keys.move_time = Some(t),
+            Level::Infinite => keys.infinite = true,
+            Level::Clock { moves, time, inc } => {
+                keys.moves = moves;
+                keys.time = Some(time);
+                keys.inc = (inc != 0.0).then_some(inc);
+            }
+        }
+        keys
+    }
+}
+
+/// One limit of `level`, as a GUI that sets one at a time sends it; it converts into
+/// [`LevelKeys`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum Level {
     /// `level depth=N`: search to this depth.
@@ -391,15 +429,16 @@ pub enum HubCommand {
         /// Its new value, as text.
         value: String,
     },
-    /// `pos pos=... [moves="..."]`: the position as Hub text, and moves played from it.
+    /// `pos [pos=...|start] [moves="..."]`: the position as Hub text (none: the start position,
+    /// as for Scan's `pos start` or a bare `pos`), and moves played from it.
     Pos {
-        /// The 51-character Hub position, unchecked.
-        pos: String,
+        /// The Hub position, unchecked; `None` for the variant's start position.
+        pos: Option<String>,
         /// The moves in Hub notation, unchecked; empty when `moves=` is absent or empty.
         moves: Vec<String>,
     },
-    /// `level ...`.
-    Level(Level),
+    /// `level ...`: the keys it sets.
+    Level(LevelKeys),
     /// `go ...`.
     Go(GoMode),
     /// A command this codec does not know, by its first word; Hub says to ignore it.
@@ -415,8 +454,7 @@ pub enum HubCommand {
 /// them. Unknown keys are ignored everywhere.
 ///
 /// # Errors
-/// A [`HubError`] saying what is wrong: syntax, a missing key, a bad number, a `level` that mixes
-/// forms.
+/// A [`HubError`] saying what is wrong: syntax, a missing key, a bad number.
 pub fn parse(line: &str) -> Result<HubCommand, HubError> {
     let mut sc = Scanner::new(line);
     let command = sc.command()?;
@@ -444,7 +482,13 @@ pub fn parse(line: &str) -> Result<HubCommand, HubError> {
             value: require(&t, "set-param", "value")?.to_owned(),
         },
         "pos" => HubCommand::Pos {
-            pos: require(&t, "pos", "pos")?.to_owned(),
+            // The last of `pos=` and `start` counts, as Scan reads them in turn.
+            pos: t
+                .args
+                .iter()
+                .rev()
+                .find(|a| a.key == "pos" || a.key == "start")
+                .and_then(|a| (a.key == "pos").then(|| a.value.clone().unwrap_or_default())),
             moves: t
                 .get("moves")
                 .unwrap_or("")
@@ -457,36 +501,21 @@ pub fn parse(line: &str) -> Result<HubCommand, HubError> {
     })
 }
 
-fn parse_level(t: &Tokens) -> Result<Level, HubError> {
-    // Each form is named by the key that introduces it; `moves=` and `inc=` belong to `time=`.
-    let forms = [
-        ("infinite", t.has("infinite")),
-        ("depth", t.has("depth")),
-        ("nodes", t.has("nodes")),
-        ("move-time", t.has("move-time")),
-        ("time", t.has("time") || t.has("moves") || t.has("inc")),
-    ];
-    let mut present = forms.iter().filter(|(_, on)| *on).map(|(name, _)| *name);
-    let form = match (present.next(), present.next()) {
-        (None, _) => return Err(HubError::MissingLevel),
-        (Some(first), Some(second)) => return Err(HubError::ConflictingLevel { first, second }),
-        (Some(form), None) => form,
-    };
-    let get = |key| require(t, "level", key);
-    Ok(match form {
-        "infinite" => Level::Infinite,
-        "depth" => Level::Depth(whole("depth", get("depth")?)?),
-        "nodes" => Level::Nodes(whole("nodes", get("nodes")?)?),
-        "move-time" => Level::MoveTime(seconds("move-time", get("move-time")?)?),
-        _ => Level::Clock {
-            moves: t.get("moves").map(|m| whole("moves", m)).transpose()?,
-            time: seconds("time", get("time")?)?,
-            inc: t
-                .get("inc")
-                .map(|i| seconds("inc", i))
-                .transpose()?
-                .unwrap_or(0.0),
-        },
+fn parse_level(t: &Tokens) -> Result<LevelKeys, HubError> {
+    // Every key is optional and unknown ones are ignored, as in Scan.
+    let get = |key| t.get(key);
+    Ok(LevelKeys {
+        depth: get("depth").map(|v| whole("depth", v)).transpose()?,
+        nodes: get("nodes").map(|v| whole("nodes", v)).transpose()?,
+        move_time: get("move-time")
+            .map(|v| seconds("move-time", v))
+            .transpose()?,
+        moves: get("moves").map(|v| whole("moves", v)).transpose()?,
+        time: get("time").map(|v| seconds("time", v)).transpose()?,
+        inc: get("inc").map(|v| seconds("inc", v)).transpose()?,
+        infinite: t.has("infinite"),
+        handicap: get("handicap").map(|v| whole("handicap", v)).transpose()?,
+        ply: get("ply").map(|v| whole("ply", v)).transpose()?,
     })
 }
 
@@ -525,6 +554,40 @@ impl fmt::Display for Level {
     }
 }
 
+impl fmt::Display for LevelKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("level")?;
+        if let Some(d) = self.depth {
+            write_plain(f, "depth", d)?;
+        }
+        if let Some(n) = self.nodes {
+            write_plain(f, "nodes", n)?;
+        }
+        if let Some(t) = self.move_time {
+            write_plain(f, "move-time", t)?;
+        }
+        if let Some(m) = self.moves {
+            write_plain(f, "moves", m)?;
+        }
+        if let Some(t) = self.time {
+            write_plain(f, "time", t)?;
+        }
+        if let Some(i) = self.inc {
+            write_plain(f, "inc", i)?;
+        }
+        if let Some(h) = self.handicap {
+            write_plain(f, "handicap", h)?;
+        }
+        if let Some(p) = self.ply {
+            write_plain(f, "ply", p)?;
+        }
+        if self.infinite {
+            f.write_str(" infinite")?;
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for GoMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -556,7 +619,10 @@ impl fmt::Display for HubCommand {
             }
             HubCommand::Pos { pos, moves } => {
                 f.write_str("pos")?;
-                write_pair(f, "pos", pos)?;
+                match pos {
+                    Some(pos) => write_pair(f, "pos", pos)?,
+                    None => f.write_str(" start")?,
+                }
                 if !moves.is_empty() {
                     write_pair(f, "moves", &moves.join(" "))?;
                 }
@@ -1030,82 +1096,119 @@ mod tests {
         assert_eq!(
             parse(&format!("pos pos={start}")),
             Ok(HubCommand::Pos {
-                pos: start.into(),
+                pos: Some(start.into()),
                 moves: vec![]
             })
         );
         assert_eq!(
             parse(&format!("pos pos={start} moves=\"\"")),
             Ok(HubCommand::Pos {
-                pos: start.into(),
+                pos: Some(start.into()),
                 moves: vec![]
             })
         );
         assert_eq!(
             parse(&format!("pos moves=\"38-15  5-41 48-26\" pos={start}")),
             Ok(HubCommand::Pos {
-                pos: start.into(),
+                pos: Some(start.into()),
                 moves: vec!["38-15".into(), "5-41".into(), "48-26".into()]
             })
         );
         assert_eq!(
             parse(&format!("pos pos={start} moves=28x19x23")),
             Ok(HubCommand::Pos {
-                pos: start.into(),
+                pos: Some(start.into()),
                 moves: vec!["28x19x23".into()]
             })
         );
+        // The start position, as Scan reads these.
+        for line in ["pos", "pos start", "pos pos=Wee start"] {
+            assert_eq!(
+                parse(line),
+                Ok(HubCommand::Pos {
+                    pos: None,
+                    moves: vec![]
+                }),
+                "{line}"
+            );
+        }
         assert_eq!(
             parse("pos moves=32-28"),
-            Err(HubError::MissingKey {
-                command: "pos",
-                key: "pos"
+            Ok(HubCommand::Pos {
+                pos: None,
+                moves: vec!["32-28".into()]
             })
         );
     }
 
     #[test]
-    fn parses_level_forms() {
+    fn parses_level_keys_in_any_combination() {
         let level = |line: &str| {
             parse(line).map(|c| match c {
                 HubCommand::Level(l) => l,
                 other => panic!("not a level: {other:?}"),
             })
         };
-        assert_eq!(level("level depth=12"), Ok(Level::Depth(12)));
-        assert_eq!(level("level nodes=1000000"), Ok(Level::Nodes(1_000_000)));
-        assert_eq!(level("level move-time=1"), Ok(Level::MoveTime(1.0)));
-        assert_eq!(level("level move-time=0.25"), Ok(Level::MoveTime(0.25)));
-        assert_eq!(level("level infinite"), Ok(Level::Infinite));
+        let keys = LevelKeys::default;
+        assert_eq!(level("level depth=12"), Ok(Level::Depth(12).into()));
         assert_eq!(
-            level("level time=60"),
-            Ok(Level::Clock {
-                moves: None,
-                time: 60.0,
-                inc: 0.0
-            })
+            level("level nodes=1000000"),
+            Ok(Level::Nodes(1_000_000).into())
         );
+        assert_eq!(
+            level("level move-time=0.25"),
+            Ok(Level::MoveTime(0.25).into())
+        );
+        assert_eq!(level("level infinite"), Ok(Level::Infinite.into()));
         assert_eq!(
             level("level moves=9 time=291.587"),
-            Ok(Level::Clock {
+            Ok(LevelKeys {
                 moves: Some(9),
-                time: 291.587,
-                inc: 0.0
+                time: Some(291.587),
+                ..keys()
+            })
+        );
+        // Several limits on one line, as lidraughts and draughtsnet send them.
+        assert_eq!(
+            level("level depth=3 move-time=0.2 colour=blue"),
+            Ok(LevelKeys {
+                depth: Some(3),
+                move_time: Some(0.2),
+                ..keys()
             })
         );
         assert_eq!(
-            level("level time=120 inc=1.5"),
-            Ok(Level::Clock {
-                moves: None,
-                time: 120.0,
-                inc: 1.5
+            level("level handicap=3 ply=4"),
+            Ok(LevelKeys {
+                handicap: Some(3),
+                ply: Some(4),
+                ..keys()
             })
         );
-        assert_eq!(level("level depth=5 colour=blue"), Ok(Level::Depth(5)));
+        // A client whose overhead exceeds its clock: Scan clamps to zero.
+        assert_eq!(
+            level("level time=-0.613 inc=-0.1"),
+            Ok(LevelKeys {
+                time: Some(0.0),
+                inc: Some(0.0),
+                ..keys()
+            })
+        );
+        assert_eq!(
+            level("level moves=0 time=3 inc=0.1"),
+            Ok(LevelKeys {
+                moves: Some(0),
+                time: Some(3.0),
+                inc: Some(0.1),
+                ..keys()
+            })
+        );
+        assert_eq!(level("level"), Ok(keys()));
+        assert_eq!(level("level colour=blue"), Ok(keys()));
     }
 
     #[test]
-    fn level_rejects_bad_numbers_and_mixed_forms() {
+    fn level_rejects_bad_numbers() {
         let bad = |key: &'static str, value: &str| match parse(&format!("level {key}={value}")) {
             Err(HubError::BadNumber {
                 key: k, value: v, ..
@@ -1117,10 +1220,10 @@ mod tests {
         assert!(bad("depth", "1.5"));
         assert!(bad("depth", "99999999999"));
         assert!(bad("nodes", "1e6"));
-        assert!(bad("move-time", "-1"));
         assert!(bad("move-time", "NaN"));
         assert!(bad("move-time", "inf"));
         assert!(bad("time", "soon"));
+        assert!(bad("handicap", "300"));
         assert!(matches!(
             parse("level time=1 inc=x"),
             Err(HubError::BadNumber { key: "inc", .. })
@@ -1132,29 +1235,6 @@ mod tests {
         assert_eq!(
             parse("level depth"),
             Err(bad_number("depth", "", "a whole number in range"))
-        );
-        assert_eq!(parse("level"), Err(HubError::MissingLevel));
-        assert_eq!(parse("level colour=blue"), Err(HubError::MissingLevel));
-        assert_eq!(
-            parse("level moves=40"),
-            Err(HubError::MissingKey {
-                command: "level",
-                key: "time"
-            })
-        );
-        assert_eq!(
-            parse("level depth=5 time=10"),
-            Err(HubError::ConflictingLevel {
-                first: "depth",
-                second: "time"
-            })
-        );
-        assert_eq!(
-            parse("level infinite move-time=1"),
-            Err(HubError::ConflictingLevel {
-                first: "infinite",
-                second: "move-time"
-            })
         );
     }
 
@@ -1179,7 +1259,6 @@ mod tests {
             parse("level depth=ten").unwrap_err().to_string(),
             "'depth=ten' is not a whole number in range"
         );
-        assert_eq!(parse("pos").unwrap_err().to_string(), "'pos' needs 'pos='");
         assert_eq!(
             parse(r#"pos pos="Wee"#).unwrap_err().to_string(),
             "the value of 'pos' has no closing quote"
@@ -1189,7 +1268,7 @@ mod tests {
     #[test]
     fn commands_print_as_hub_lines() {
         let pos = HubCommand::Pos {
-            pos: "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww".into(),
+            pos: Some("Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww".into()),
             moves: vec!["32-28".into(), "19-23".into()],
         };
         assert_eq!(
@@ -1197,25 +1276,31 @@ mod tests {
             "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23\""
         );
         assert_eq!(
-            HubCommand::Level(Level::Clock {
-                moves: Some(9),
-                time: 291.587,
-                inc: 0.0
-            })
+            HubCommand::Level(
+                Level::Clock {
+                    moves: Some(9),
+                    time: 291.587,
+                    inc: 0.0
+                }
+                .into()
+            )
             .to_string(),
             "level moves=9 time=291.587"
         );
         assert_eq!(
-            HubCommand::Level(Level::Clock {
-                moves: None,
-                time: 60.0,
-                inc: 0.5
-            })
+            HubCommand::Level(
+                Level::Clock {
+                    moves: None,
+                    time: 60.0,
+                    inc: 0.5
+                }
+                .into()
+            )
             .to_string(),
             "level time=60 inc=0.5"
         );
         assert_eq!(
-            HubCommand::Level(Level::Infinite).to_string(),
+            HubCommand::Level(Level::Infinite.into()).to_string(),
             "level infinite"
         );
         assert_eq!(HubCommand::Go(GoMode::Analyze).to_string(), "go analyze");
@@ -1465,7 +1550,7 @@ mod tests {
         "[1-9][0-9]?(-[1-9][0-9]?|(x[1-9][0-9]?){2,5})"
     }
 
-    fn level() -> impl Strategy<Value = Level> {
+    fn level() -> impl Strategy<Value = LevelKeys> {
         let secs = || (0u32..10_000_000).prop_map(|ms| f64::from(ms) / 1000.0);
         prop_oneof![
             any::<u32>().prop_map(Level::Depth),
@@ -1477,6 +1562,7 @@ mod tests {
             // Any finite non-negative f64 survives too, since `{}` prints the shortest exact form.
             (0.0..f64::MAX).prop_map(Level::MoveTime),
         ]
+        .prop_map(LevelKeys::from)
     }
 
     fn command() -> impl Strategy<Value = HubCommand> {
@@ -1489,7 +1575,10 @@ mod tests {
             Just(HubCommand::PonderHit),
             Just(HubCommand::Quit),
             (any_text(), any_text()).prop_map(|(name, value)| HubCommand::SetParam { name, value }),
-            (any_text(), prop::collection::vec(hub_move(), 0..6))
+            (
+                proptest::option::of(any_text()),
+                prop::collection::vec(hub_move(), 0..6)
+            )
                 .prop_map(|(pos, moves)| HubCommand::Pos { pos, moves }),
             level().prop_map(HubCommand::Level),
             prop_oneof![

@@ -2,10 +2,11 @@
 
 pub mod codec;
 pub mod line;
+pub mod numbering;
 pub mod session;
 
 pub use codec::{
     parse, parse_reply, tokenize, Arg, GoMode, HubCommand, HubError, HubReply, Info, Level,
-    ParamKind, Tokens,
+    LevelKeys, ParamKind, Tokens,
 };
 pub use session::{Flow, Identity, Session, Settings, Sink, TableOpener, WriterSink};

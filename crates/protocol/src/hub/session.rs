@@ -12,10 +12,15 @@
 //!   `pos` was refused) answers `error message="..."` and then a bare `done`, so a GUI waiting for
 //!   the end of the search is never left hanging. A position without a legal move (game over; Hub
 //!   says GUIs never send one) answers a bare `done` at once, in every mode.
-//! - A refused `pos` (bad position text, or a bad move in `moves=`) forgets the position: a later
-//!   `go` must not search something the GUI did not ask for.
-//! - `level` stays in force until the next `level` (Scan resets it at `pos`); before any `level`,
-//!   searches are infinite, as in Scan. `go analyze` is infinite whatever the level.
+//! - `pos` with no `pos=` (bare, `pos start`, `pos moves="..."`) starts from the variant's start
+//!   position, as Scan. A refused `pos` (bad position text, a bad move in `moves=`, or a line
+//!   that does not parse) forgets the position: a later `go` must not search something the GUI
+//!   did not ask for.
+//! - `level` keys add up, as in Scan: each `level` line changes only the keys it names, and `pos`
+//!   and `go` reset them all; with none set, searches are infinite. Every limit set applies, in
+//!   `go analyze` too; the first reached ends the search. `moves=0` means no control ahead;
+//!   negative clock values read as 0. `handicap=N` (0-3) weakens play and `ply=N` caps the
+//!   depth, as lidraughts' Scan reads them.
 //! - `go ponder` searches the position given: Hub's GUI has already played the expected reply in it.
 //!   The level's clock starts at `ponder-hit`; a ponder search that ends early holds its `done`
 //!   until `ponder-hit` or `stop`.
@@ -37,13 +42,14 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use kroon_rules::{notation, parse_fen, parse_hub, parse_hub_move, Game, Move, Position, Variant};
+use kroon_rules::{parse_fen, parse_hub, Game, Move, Position, Variant};
 use kroon_search::{
-    score, BookPlay, BookProbe, EndgameTables, Engine, EvalKind, Event, Limits, SearchRequest,
-    SearchResult, Weights,
+    score, BookPlay, BookProbe, Bounds, EndgameTables, Engine, EvalKind, Event, Limits,
+    SearchRequest, SearchResult, Weights,
 };
 
-use super::codec::{parse, GoMode, HubCommand, HubError, HubReply, Info, Level, ParamKind};
+use super::codec::{parse, GoMode, HubCommand, HubError, HubReply, Info, LevelKeys, ParamKind};
+use super::numbering::{read_move, write_move};
 
 // ---- output ------------------------------------------------------------------------------------
 
@@ -260,9 +266,19 @@ impl Settings {
             }
             "threads" => self.threads = whole_in(name, value, Self::THREADS)?,
             "eval" => {
-                self.eval = value
-                    .parse()
-                    .map_err(|_| format!("'eval' takes learned or hand, not '{}'", clip(value)))?;
+                // lidraughts' Scan names its evaluations `pattern` (full) and `pst` (the weak
+                // piece-square one); they read as Kroon's learned and hand evaluations.
+                let name = match value {
+                    "pattern" => "learned",
+                    "pst" => "hand",
+                    other => other,
+                };
+                self.eval = name.parse().map_err(|_| {
+                    format!(
+                        "'eval' takes learned, hand, pattern or pst, not '{}'",
+                        clip(value)
+                    )
+                })?;
             }
             "hash" => self.hash = whole_in(name, value, Self::HASH)?,
             "egdb-path" => value.clone_into(&mut self.egdb_path),
@@ -342,7 +358,8 @@ pub struct Session {
     /// Made at `init`, or at the first `go` when a GUI skips `init`.
     engine: Option<Engine>,
     setup: Setup,
-    level: Level,
+    /// The `level` keys since the last `pos` or `go`.
+    level: LevelKeys,
     /// The mode of the search started last; `ponder-hit` turns `Ponder` into `Think`.
     mode: Option<GoMode>,
     /// The weights `eval=learned` plays with, per variant (a variant without: the hand evaluation).
@@ -380,7 +397,7 @@ impl Session {
             out,
             engine: None,
             setup: Setup::Missing,
-            level: Level::Infinite,
+            level: LevelKeys::default(),
             mode: None,
             learned: Vec::new(),
             open_tables: None,
@@ -425,6 +442,11 @@ impl Session {
             Err(HubError::Empty) => Flow::Continue,
             Err(e) => {
                 self.error(&e.to_string());
+                // A `pos` that cannot be read leaves no position behind, and no level.
+                if line.split_whitespace().next() == Some("pos") {
+                    self.setup = Setup::Refused(e.to_string());
+                    self.level = LevelKeys::default();
+                }
                 Flow::Continue
             }
         }
@@ -471,8 +493,11 @@ impl Session {
                 Ok(false) => tracing::debug!("set-param: unknown parameter '{name}' ignored"),
                 Err(message) => self.error(&message),
             },
-            HubCommand::Pos { pos, moves } => self.set_position(&pos, &moves),
-            HubCommand::Level(level) => self.level = level,
+            HubCommand::Pos { pos, moves } => {
+                self.set_position(pos.as_deref(), &moves);
+                self.level = LevelKeys::default();
+            }
+            HubCommand::Level(keys) => merge_level(&mut self.level, &keys),
             HubCommand::Go(mode) => {
                 self.finish_search();
                 self.go(mode);
@@ -516,7 +541,7 @@ impl Session {
     }
 
     /// Makes the engine, or brings it to the current settings (a no-op when they are unchanged).
-    fn ready_engine(&mut self) -> &Engine {
+    fn ready_engine(&mut self) -> &mut Engine {
         let Settings {
             threads,
             hash,
@@ -558,7 +583,7 @@ impl Session {
         engine
     }
 
-    fn set_position(&mut self, text: &str, moves: &[String]) {
+    fn set_position(&mut self, text: Option<&str>, moves: &[String]) {
         self.setup = match read_game(text, moves, self.settings.variant) {
             Ok(game) => Setup::Ready(game),
             Err(message) => {
@@ -598,9 +623,12 @@ impl Session {
             });
             return;
         }
-        let limits = match mode {
-            GoMode::Analyze => Limits::Infinite,
-            GoMode::Think | GoMode::Ponder => limits(&self.level),
+        // Scan resets the level after each search, as at `pos`.
+        let level = std::mem::take(&mut self.level);
+        let limits = limits(&level);
+        let handicap = match mode {
+            GoMode::Analyze => 0,
+            GoMode::Think | GoMode::Ponder => level.handicap.unwrap_or(0),
         };
         let req = SearchRequest {
             game,
@@ -609,7 +637,11 @@ impl Session {
         };
         let out = Arc::clone(&self.out);
         let numbered = self.settings.multipv > 1;
-        self.ready_engine().go(req, move |event| match event {
+        let engine = self.ready_engine();
+        engine.set_handicap(handicap);
+        engine.go(req, move |event| match event {
+            // Lines beyond the first are the handicap's choice unless the GUI asked for them.
+            Event::Iteration(info) if !numbered && info.multipv > 1 => {}
             Event::Iteration(info) => out.line(&info_line(&info, root.variant(), numbered)),
             Event::Done(result) => out.line(&done(&result, &root).to_string()),
         });
@@ -627,16 +659,22 @@ impl Drop for Session {
 
 /// Reads `pos pos=... moves="..."`: a Hub position (or a PDN FEN, as other Hub engines accept),
 /// then each move, checked against the rules and played, so that the search sees the history.
-fn read_game(text: &str, moves: &[String], variant: Variant) -> Result<Game, String> {
-    let parsed = if text.contains(':') {
-        parse_fen(text, variant)
-    } else {
-        parse_hub(text, variant)
+/// No `pos=` is the variant's start position.
+fn read_game(text: Option<&str>, moves: &[String], variant: Variant) -> Result<Game, String> {
+    let start = match text {
+        None => Position::initial(variant),
+        Some(text) => {
+            let parsed = if text.contains(':') {
+                parse_fen(text, variant)
+            } else {
+                parse_hub(text, variant)
+            };
+            parsed.map_err(|e| format!("bad position '{}': {e}", clip(text)))?
+        }
     };
-    let start = parsed.map_err(|e| format!("bad position '{}': {e}", clip(text)))?;
     let mut game = Game::new(start);
     for (i, text) in moves.iter().enumerate() {
-        let mv = parse_hub_move(game.position(), text)
+        let mv = read_move(game.position(), text)
             .map_err(|e| format!("move {} in 'moves': {e}", i + 1))?;
         game.play(&mv)
             .map_err(|e| format!("move {} in 'moves': {e}", i + 1))?;
@@ -649,28 +687,62 @@ fn seconds(s: f64) -> Duration {
     Duration::from_secs_f64(s.clamp(0.0, MAX_SECONDS))
 }
 
-/// The search limits for a Hub level (seconds as reals).
+/// Applies one `level` line to the keys in force, as Scan does: each key named replaces its
+/// value; a clock key (`moves`, `time`, `inc`) sets the whole clock, the others at Scan's
+/// defaults (no control, 30 s, no increment); `infinite` clears every limit first.
+pub fn merge_level(level: &mut LevelKeys, keys: &LevelKeys) {
+    if keys.infinite {
+        *level = LevelKeys::default();
+    }
+    fn keep<T>(old: &mut Option<T>, new: Option<T>) {
+        if new.is_some() {
+            *old = new;
+        }
+    }
+    keep(&mut level.depth, keys.depth);
+    keep(&mut level.nodes, keys.nodes);
+    keep(&mut level.move_time, keys.move_time);
+    keep(&mut level.handicap, keys.handicap);
+    keep(&mut level.ply, keys.ply);
+    if keys.has_clock() {
+        level.moves = Some(keys.moves.unwrap_or(0));
+        level.time = Some(keys.time.unwrap_or(30.0));
+        level.inc = Some(keys.inc.unwrap_or(0.0));
+    }
+}
+
+/// The search limits of the `level` keys in force (seconds as reals): every one set applies.
 #[must_use]
-pub fn limits(level: &Level) -> Limits {
-    match *level {
-        Level::Depth(d) => Limits::Depth(d),
-        Level::Nodes(n) => Limits::Nodes(n),
-        Level::MoveTime(t) => Limits::MoveTime(seconds(t)),
-        Level::Infinite => Limits::Infinite,
+pub fn limits(level: &LevelKeys) -> Limits {
+    let depth = match (level.depth, level.ply) {
+        (Some(d), Some(p)) => Some(d.min(p)),
+        (d, p) => d.or(p),
+    };
+    let bounds = Bounds {
+        depth,
+        nodes: level.nodes,
+        move_time: level.move_time.map(seconds),
         // Hub adds the increment before every move; the time manager already spends most of the
         // increment on each move, so `left` stays the time the GUI shows and the hard limit
-        // stays within it.
-        Level::Clock { moves, time, inc } => Limits::Clock {
-            left: seconds(time),
-            inc: seconds(inc),
-            moves_to_go: moves,
-        },
+        // stays within it. `moves=0`: no control ahead (Scan).
+        clock: level.time.map(|time| {
+            (
+                seconds(time),
+                seconds(level.inc.unwrap_or(0.0)),
+                level.moves.filter(|&m| m > 0),
+            )
+        }),
+    };
+    if bounds == Bounds::default() {
+        Limits::Infinite
+    } else {
+        Limits::Combined(bounds)
     }
 }
 
 fn pv_text(pv: &[Move], variant: Variant) -> String {
     pv.iter()
-        .map(|mv| notation::hub(mv, variant))
+        .map(|mv| write_move(mv, variant))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -727,8 +799,8 @@ fn done(result: &SearchResult, root: &Position) -> HubReply {
         .filter(|p| best.is_some() && root.play(&mv).legal_moves().contains(p));
     let variant = root.variant();
     HubReply::Done {
-        mv: Some(notation::hub(&mv, variant)),
-        ponder: ponder.map(|p| notation::hub(&p, variant)),
+        mv: Some(write_move(&mv, variant)),
+        ponder: ponder.map(|p| write_move(&p, variant)),
     }
 }
 
@@ -737,8 +809,8 @@ fn done(result: &SearchResult, root: &Position) -> HubReply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hub::codec::parse_reply;
-    use kroon_rules::write_hub;
+    use crate::hub::codec::{parse_reply, Level};
+    use kroon_rules::{notation, parse_hub_move, write_hub};
     use std::sync::mpsc::{channel, Receiver, Sender};
     use std::time::Instant;
 
@@ -1011,7 +1083,11 @@ mod tests {
         // Out of book: a search.
         feed(
             &mut s,
-            &[&format!("pos pos={START} moves=\"32-28\""), "go think"],
+            &[
+                &format!("pos pos={START} moves=\"32-28\""),
+                "level depth=2",
+                "go think",
+            ],
         );
         assert!(next(&rx).starts_with("info depth=1 "));
         until(&rx, "done");
@@ -1021,7 +1097,15 @@ mod tests {
         feed(&mut s, &["stop"]);
         until(&rx, "done");
         // Book off: a search.
-        feed(&mut s, &["set-param name=book value=false", "go think"]);
+        feed(
+            &mut s,
+            &[
+                "set-param name=book value=false",
+                &format!("pos pos={START}"),
+                "level depth=2",
+                "go think",
+            ],
+        );
         let lines = until(&rx, "done");
         assert!(lines[0].starts_with("info depth=1 "), "{lines:?}");
     }
@@ -1042,9 +1126,8 @@ mod tests {
     #[test]
     fn no_legal_move_answers_a_bare_done_in_every_mode() {
         let (mut s, rx) = session();
-        feed(&mut s, &["pos pos=B:W31:B", "level infinite"]);
         for go in ["go think", "go ponder", "go analyze"] {
-            feed(&mut s, &[go]);
+            feed(&mut s, &["pos pos=B:W31:B", "level infinite", go]);
             assert_eq!(next(&rx), "done", "{go}");
         }
     }
@@ -1052,13 +1135,10 @@ mod tests {
     #[test]
     fn stop_ends_an_infinite_analysis_and_ping_is_served_meanwhile() {
         let (mut s, rx) = session();
-        feed(
-            &mut s,
-            &[&format!("pos pos={START}"), "level depth=1", "go analyze"],
-        );
+        feed(&mut s, &[&format!("pos pos={START}"), "go analyze"]);
         std::thread::sleep(Duration::from_millis(200));
         feed(&mut s, &["ping"]);
-        // Analysis ignores the depth level, so no done has come yet; pong comes after infos.
+        // Without a level, analysis runs until stopped, so no done has come yet.
         let lines = until(&rx, "pong");
         assert!(
             lines.iter().all(|l| l.starts_with("info ") || l == "pong"),
@@ -1159,29 +1239,197 @@ mod tests {
     }
 
     #[test]
-    fn levels_become_limits() {
-        assert_eq!(limits(&Level::Depth(7)), Limits::Depth(7));
-        assert_eq!(limits(&Level::Nodes(9)), Limits::Nodes(9));
-        assert_eq!(limits(&Level::Infinite), Limits::Infinite);
-        assert_eq!(
-            limits(&Level::MoveTime(0.25)),
-            Limits::MoveTime(Duration::from_millis(250))
-        );
-        assert_eq!(
-            limits(&Level::Clock {
-                moves: Some(9),
-                time: 291.5,
-                inc: 0.5
-            }),
-            Limits::Clock {
-                left: Duration::from_millis(291_500),
-                inc: Duration::from_millis(500),
-                moves_to_go: Some(9)
+    fn a_refused_pos_leaves_no_position_and_start_forms_read_as_scan() {
+        let (mut s, rx) = session();
+        // A game, then a `pos` line that does not parse, then one with a bad move: each time
+        // `go` has no position rather than the previous game's.
+        for bad in [
+            "pos pos=\"Wbb",
+            &format!("pos pos={START} moves=\"32-28 32-28\""),
+        ] {
+            feed(&mut s, &[&format!("pos pos={START} moves=\"32-28 19-23\"")]);
+            feed(&mut s, &[bad, "level depth=2", "go think"]);
+            assert!(next(&rx).starts_with("error message="), "{bad}");
+            assert!(next(&rx).contains("refused"), "{bad}");
+            assert_eq!(next(&rx), "done", "{bad}");
+        }
+        // `pos`, `pos start` and `pos moves=...` start from the start position.
+        for (line, after) in [
+            ("pos", None),
+            ("pos start", None),
+            ("pos moves=\"32-28 19-23\"", Some("28x19x23")),
+        ] {
+            feed(&mut s, &[line, "level depth=1", "go think"]);
+            let lines = until(&rx, "done");
+            let mv = done_move(lines.last().unwrap()).unwrap();
+            match after {
+                Some(want) => assert_eq!(mv, want),
+                None => assert!(
+                    parse_hub_move(&Position::initial(Variant::International), &mv).is_ok(),
+                    "{line}: {mv}"
+                ),
             }
+        }
+    }
+
+    #[test]
+    fn analysis_stops_at_the_level_and_the_level_resets_at_pos() {
+        let (mut s, rx) = session();
+        feed(
+            &mut s,
+            &[&format!("pos pos={START}"), "level depth=3", "go analyze"],
+        );
+        let lines = until(&rx, "done");
+        assert!(
+            lines.iter().any(|l| l.starts_with("info depth=3 ")),
+            "{lines:?}"
+        );
+        assert!(
+            !lines.iter().any(|l| l.starts_with("info depth=4 ")),
+            "{lines:?}"
+        );
+        // A node level stops a think at once after the first iteration that reaches it.
+        feed(
+            &mut s,
+            &[&format!("pos pos={START}"), "level nodes=50", "go think"],
+        );
+        let lines = until(&rx, "done");
+        let nodes: Vec<u64> = lines
+            .iter()
+            .filter_map(|l| l.split(' ').find_map(|w| w.strip_prefix("nodes=")))
+            .map(|n| n.parse().unwrap())
+            .collect();
+        assert!(
+            !nodes.is_empty() && *nodes.last().unwrap() < 1_000,
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn a_forced_move_comes_with_a_score_and_a_reply() {
+        let (mut s, rx) = session();
+        // White must take 28x19x23, its only move.
+        let pos = parse_fen("W:W28,50:B23,1", Variant::International).unwrap();
+        assert_eq!(pos.legal_moves().len(), 1);
+        feed(
+            &mut s,
+            &[
+                &format!("pos pos={}", write_hub(&pos)),
+                "level move-time=5",
+                "go think",
+            ],
+        );
+        let lines = until(&rx, "done");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info ") && l.contains(" score=")),
+            "{lines:?}"
+        );
+        let after = pos.play(&pos.legal_moves()[0]);
+        match parse_reply(lines.last().unwrap()) {
+            Ok(HubReply::Done {
+                mv: Some(mv),
+                ponder: Some(reply),
+            }) => {
+                assert_eq!(mv, "28x19x23");
+                assert!(parse_hub_move(&after, &reply).is_ok(), "{reply}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn lidraughts_eval_names_are_taken() {
+        let mut settings = Settings::default();
+        assert_eq!(settings.set("eval", "pst"), Ok(true));
+        assert_eq!(settings.eval, EvalKind::Hand);
+        assert_eq!(settings.set("eval", "pattern"), Ok(true));
+        assert_eq!(settings.eval, EvalKind::Learned);
+    }
+
+    fn merged(lines: &[&str]) -> LevelKeys {
+        let mut level = LevelKeys::default();
+        for line in lines {
+            match parse(line) {
+                Ok(HubCommand::Level(keys)) => merge_level(&mut level, &keys),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        level
+    }
+
+    #[test]
+    fn level_keys_add_up_as_in_scan() {
+        // lidraughts' weakest level and a middle one, as draughtsnet and the app send them.
+        assert_eq!(
+            limits(&merged(&["level nodes=50", "level move-time=0.05"])),
+            Limits::Combined(Bounds {
+                nodes: Some(50),
+                move_time: Some(Duration::from_millis(50)),
+                ..Bounds::default()
+            })
         );
         assert_eq!(
-            limits(&Level::MoveTime(f64::MAX)),
-            Limits::MoveTime(Duration::from_secs(1_000_000_000))
+            limits(&merged(&["level depth=6", "level move-time=0.3"])),
+            Limits::Combined(Bounds {
+                depth: Some(6),
+                move_time: Some(Duration::from_millis(300)),
+                ..Bounds::default()
+            })
+        );
+        assert_eq!(
+            limits(&merged(&["level depth=3 move-time=0.2"])),
+            limits(&merged(&["level depth=3", "level move-time=0.2"]))
+        );
+        // `ply` caps the depth; `handicap` is kept for the engine.
+        let lidraughts = merged(&["level handicap=3", "level ply=4", "level depth=6"]);
+        assert_eq!(lidraughts.handicap, Some(3));
+        assert!(matches!(
+            limits(&lidraughts),
+            Limits::Combined(Bounds { depth: Some(4), .. })
+        ));
+        // Clocks: `moves=0` is no control ahead; negative values are 0; a later clock line
+        // replaces the whole clock.
+        assert_eq!(
+            limits(&merged(&["level moves=0 time=3 inc=0.1"])),
+            Limits::Combined(Bounds {
+                clock: Some((Duration::from_secs(3), Duration::from_millis(100), None)),
+                ..Bounds::default()
+            })
+        );
+        assert_eq!(
+            limits(&merged(&[
+                "level time=60 inc=1",
+                "level time=-0.613 inc=-0.1"
+            ])),
+            Limits::Combined(Bounds {
+                clock: Some((Duration::ZERO, Duration::ZERO, None)),
+                ..Bounds::default()
+            })
+        );
+        assert_eq!(
+            limits(&merged(&["level moves=9 time=291.5 inc=0.5"])),
+            Limits::Combined(Bounds {
+                clock: Some((
+                    Duration::from_millis(291_500),
+                    Duration::from_millis(500),
+                    Some(9)
+                )),
+                ..Bounds::default()
+            })
+        );
+        assert_eq!(
+            limits(&merged(&["level depth=5", "level infinite"])),
+            Limits::Infinite
+        );
+        assert_eq!(limits(&LevelKeys::default()), Limits::Infinite);
+        assert_eq!(
+            limits(&Level::MoveTime(f64::MAX).into()),
+            Limits::Combined(Bounds {
+                move_time: Some(Duration::from_secs(1_000_000_000)),
+                ..Bounds::default()
+            })
         );
     }
 
