@@ -936,7 +936,9 @@ mod tests {
     #[test]
     fn successors_match_the_move_generator() {
         let mut slices = Material::up_to(3);
-        slices.extend(["2K-1K1M", "1K1M-2M", "2M-2M", "3M-1K"].map(|s| s.parse().unwrap()));
+        slices.extend(
+            ["2K-1K1M", "1K1M-2M", "2M-2M", "3M-1K"].map(|s| s.parse::<Material>().unwrap()),
+        );
         let mut list = MoveList::new();
         for m in slices {
             let layout = Layout::new(m);
