@@ -335,8 +335,8 @@ fn search_commands_build_the_small_tables_when_there_are_none() {
     read_until("done", &mut stdout);
     let score: f64 = stdout[from..]
         .iter()
-        .filter_map(|l| l.split_whitespace().find_map(|w| w.strip_prefix("score=")))
-        .last()
+        .rev()
+        .find_map(|l| l.split_whitespace().find_map(|w| w.strip_prefix("score=")))
         .unwrap()
         .parse()
         .unwrap();

@@ -580,7 +580,7 @@ fn moves_of(b: &Board, list: &mut MoveList, mut each: impl FnMut(Board, bool)) -
     while kings != 0 {
         let f = kings.trailing_zeros() as usize;
         kings &= kings - 1;
-        for dir in 0..4 {
+        for dir in [0, 1, 2, 3] {
             let mut g = NEIGHBOURS[f][dir];
             while g >= 0 && occupied & (1 << g) == 0 {
                 let moved = (b.own_kings & !(1 << f)) | (1 << g);
@@ -640,7 +640,7 @@ pub fn has_capture(b: &Board) -> bool {
     while men != 0 {
         let f = men.trailing_zeros() as usize;
         men &= men - 1;
-        for dir in 0..4 {
+        for dir in [0, 1, 2, 3] {
             let g = NEIGHBOURS[f][dir];
             if g >= 0 && empty_beyond(g, dir) {
                 return true;
@@ -651,7 +651,7 @@ pub fn has_capture(b: &Board) -> bool {
     while kings != 0 {
         let f = kings.trailing_zeros() as usize;
         kings &= kings - 1;
-        for dir in 0..4 {
+        for dir in [0, 1, 2, 3] {
             let mut g = NEIGHBOURS[f][dir];
             while g >= 0 && occupied & (1 << g) == 0 {
                 g = NEIGHBOURS[g as usize][dir];
