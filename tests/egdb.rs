@@ -257,3 +257,141 @@ fn a_missing_table_directory_is_an_error_in_every_searching_command() {
         );
     }
 }
+
+/// A Hub session and an analysis with a fresh data directory: the first builds the small tables
+/// (3 pieces here, to be quick) in the background, says so on standard error, keeps standard
+/// output for protocol lines, and searches with them once they are done; the second finds them.
+#[test]
+fn search_commands_build_the_small_tables_when_there_are_none() {
+    let home = std::env::temp_dir().join(format!("kroon-egdb-auto-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let env = |c: &mut Command| {
+        c.env("XDG_DATA_HOME", &home)
+            .env("HOME", &home)
+            .env("KROON_EGDB_AUTO_PIECES", "3")
+            .env("KROON_LOG", "info");
+    };
+    let mut hub = Command::new(env!("CARGO_BIN_EXE_kroon"));
+    hub.arg("hub")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    env(&mut hub);
+    let mut child = hub.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (log_tx, log) = std::sync::mpsc::channel();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if log_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut send = |l: &str| writeln!(stdin, "{l}").unwrap();
+    let mut stdout = Vec::new();
+    let mut read_until = |stop: &str, stdout: &mut Vec<String>| {
+        for line in lines.by_ref() {
+            let line = line.unwrap();
+            let done = line.starts_with(stop);
+            stdout.push(line);
+            if done {
+                return;
+            }
+        }
+        panic!("kroon hub ended before `{stop}`: {stdout:?}");
+    };
+    send("hub");
+    read_until("wait", &mut stdout);
+    send("init");
+    read_until("ready", &mut stdout);
+    // The build ends with a log line; the search sees the tables from then on.
+    let mut seen = Vec::new();
+    loop {
+        let line = log
+            .recv_timeout(std::time::Duration::from_secs(600))
+            .unwrap_or_else(|e| panic!("no end of the background build ({e}): {seen:?}"));
+        let done = line.contains("from now on");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    assert!(
+        seen.iter()
+            .any(|l| l.contains("building those up to 3 pieces")),
+        "{seen:?}"
+    );
+    let pos = kroon_rules::write_hub(
+        &kroon_rules::parse_fen("W:W41,42:B10", kroon_rules::Variant::International).unwrap(),
+    );
+    send(&format!("pos pos={pos}"));
+    send("level depth=3");
+    send("go think");
+    let from = stdout.len();
+    read_until("done", &mut stdout);
+    let score: f64 = stdout[from..]
+        .iter()
+        .rev()
+        .find_map(|l| l.split_whitespace().find_map(|w| w.strip_prefix("score=")))
+        .unwrap()
+        .parse()
+        .unwrap();
+    // Two men against one far behind: a table win, which a depth-3 search alone does not see.
+    assert!(score > 50.0, "{:?}", &stdout[from..]);
+    send("quit");
+    child.wait().unwrap();
+    let words = ["id", "param", "wait", "ready", "info", "done", "pong"];
+    for line in &stdout {
+        let word = line.split_whitespace().next().unwrap_or("");
+        assert!(words.contains(&word), "not a Hub line on stdout: {line:?}");
+    }
+    let dir = home.join("kroon").join("egdb");
+    let slices = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "kdb")
+        })
+        .count();
+    // Every slice of 2 and 3 pieces: 4 of 2 pieces, 12 of 3.
+    assert_eq!(slices, 4 + 12, "{}", dir.display());
+
+    // The next command finds them and builds nothing.
+    let mut analyse = Command::new(env!("CARGO_BIN_EXE_kroon"));
+    analyse.args(["analyse", "--fen", "W:W41,42:B10", "--depth", "3"]);
+    env(&mut analyse);
+    let o = analyse.output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("16 slices") && !err.contains("building"),
+        "{err}"
+    );
+
+    // `[egdb] auto = false`: a fresh directory stays empty.
+    let other = home.join("other");
+    let config = home.join("engine.toml");
+    std::fs::write(&config, "[egdb]\nauto = false\n").unwrap();
+    let mut analyse = Command::new(env!("CARGO_BIN_EXE_kroon"));
+    analyse.args([
+        "analyse",
+        "--fen",
+        "W:W41,42:B10",
+        "--depth",
+        "3",
+        "--config",
+    ]);
+    analyse.arg(&config);
+    env(&mut analyse);
+    analyse.env("XDG_DATA_HOME", &other);
+    let o = analyse.output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!other.join("kroon").exists(), "{}", text(&o));
+    std::fs::remove_dir_all(&home).unwrap();
+}

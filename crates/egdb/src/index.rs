@@ -220,6 +220,10 @@ fn rank(mut set: u64) -> u64 {
 /// The `k`-element set of colex rank `r`.
 #[inline]
 fn unrank(mut r: u64, k: u32) -> u64 {
+    // One element is its own rank: the common case of a lone king or man skips the search.
+    if k == 1 {
+        return 1 << r;
+    }
     let mut set = 0;
     let mut top = 50usize;
     for i in (1..=k as usize).rev() {
@@ -253,21 +257,49 @@ fn compress(sub: u64, free: u64) -> u64 {
     out
 }
 
+/// The place of the `n`-th set bit (from 0) of each byte value, 8 when there is none.
+static SELECT8: [[u8; 8]; 256] = select8();
+
+const fn select8() -> [[u8; 8]; 256] {
+    let mut t = [[8u8; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let (mut bit, mut n) = (0, 0);
+        while bit < 8 {
+            if byte & (1 << bit) != 0 {
+                t[byte][n] = bit as u8;
+                n += 1;
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    t
+}
+
+/// The `n`-th set bit (from 0) of `set`, as a one-bit set; 0 when `set` has fewer bits.
+#[inline]
+fn select(set: u64, mut n: u32) -> u64 {
+    let mut shift = 0;
+    while shift < 64 {
+        let byte = (set >> shift) & 0xff;
+        let c = byte.count_ones();
+        if n < c {
+            return 1 << (shift + u32::from(SELECT8[byte as usize][n as usize]));
+        }
+        n -= c;
+        shift += 8;
+    }
+    0
+}
+
 /// The inverse of `compress`: positions among the fields of `free` back to fields.
 #[inline]
 fn expand(mut positions: u64, free: u64) -> u64 {
     let mut out = 0;
-    let mut f = free;
-    let mut i = 0;
     while positions != 0 {
-        let low = f & f.wrapping_neg();
-        if positions & 1 != 0 {
-            out |= low;
-        }
-        positions >>= 1;
-        f &= f - 1;
-        i += 1;
-        debug_assert!(i <= 50);
+        out |= select(free, positions.trailing_zeros());
+        positions &= positions - 1;
     }
     out
 }
@@ -370,6 +402,24 @@ mod tests {
             }
             assert!(positions * 8 > layout.size() * 7, "{m}");
         }
+    }
+
+    #[test]
+    fn expand_undoes_compress() {
+        let free = ALL & !0x0104_2010_0801;
+        for sub in [
+            0,
+            1 << 1,
+            1 << 49,
+            (1 << 2) | (1 << 30) | (1 << 47),
+            free & 0xf0f0_f0f0_f0f0,
+        ] {
+            let sub = sub & free;
+            assert_eq!(expand(compress(sub, free), free), sub, "{sub:x}");
+        }
+        assert_eq!(select(0b1011_0000_0000, 2), 1 << 11);
+        assert_eq!(select(0b1011, 3), 0);
+        assert_eq!(unrank(7, 1), 1 << 7);
     }
 
     #[test]

@@ -146,18 +146,14 @@ impl Tables {
 
     /// The value of any international draughts position whose slices are present; a capture
     /// pending is played out through the slices it leads into (its distance is then 1, the
-    /// capture being the conversion).
+    /// capture being the conversion), so the position's own slice is not needed then.
     #[must_use]
     pub fn probe(&self, pos: &Position) -> Option<Probe> {
         if pos.variant() != Variant::International {
             return None;
         }
-        let b = Board::from_position(pos);
-        if !self.slices.contains_key(&b.material()) && b.material().is_stored() {
-            return None;
-        }
         if !kroon_rules::has_capture(pos) {
-            return self.lookup(&b);
+            return self.lookup(&Board::from_position(pos));
         }
         let moves = pos.legal_moves();
         let mut best = Value::Loss(1);

@@ -163,7 +163,8 @@ pub fn write_codes(
     distances: bool,
 ) -> std::io::Result<u64> {
     let bytes = encode(m, codes, distances);
-    let tmp = path.with_extension("tmp");
+    // A name of this process's own: another process may be writing the same slice.
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
     {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(&bytes)?;

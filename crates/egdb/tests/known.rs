@@ -197,7 +197,7 @@ impl kroon_search::EndgameTables for SearchProbe {
         self.0.max_pieces()
     }
     fn probe(&self, pos: &Position) -> Option<kroon_search::TableProbe> {
-        let p = self.0.probe_quiet(pos)?;
+        let p = self.0.probe(pos)?;
         let value = match p.value {
             Value::Win(_) => kroon_search::TableValue::Win,
             Value::Draw => kroon_search::TableValue::Draw,

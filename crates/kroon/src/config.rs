@@ -38,6 +38,8 @@ pub struct Config {
 pub struct EgdbConfig {
     /// Directory of the tables; empty for the user's data directory.
     pub dir: String,
+    /// Build the small tables in the background when a searching command finds none in `dir`.
+    pub auto: bool,
 }
 
 impl EgdbConfig {

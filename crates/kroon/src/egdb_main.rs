@@ -10,7 +10,7 @@ use kroon_rules::{parse_fen, Position, Variant};
 use kroon_search::{EndgameTables, TableProbe, TableValue};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// `kroon egdb ...`.
 #[derive(Args, Debug)]
@@ -23,7 +23,8 @@ pub struct EgdbArgs {
 enum EgdbCommand {
     /// Build the tables of every international draughts position with up to N pieces.
     Build {
-        /// Most pieces on the board (2 to 7).
+        /// Most pieces on the board (2 to 7; default: the most this machine builds within about
+        /// an hour and half its memory).
         #[arg(long)]
         pieces: Option<u32>,
         /// Build only these slices (and what they need), e.g. `4K-1K,1K2M-1K`.
@@ -70,8 +71,22 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
             dir,
             threads,
         } => {
+            let mut options = build::Options::default();
+            if let Some(t) = threads {
+                if t == 0 {
+                    bail!("--threads must be at least 1");
+                }
+                options.threads = t;
+            }
             let plan = if slices.is_empty() {
-                let n = pieces.context("give --pieces N or --slices")?;
+                let n = match pieces {
+                    Some(n) => n,
+                    None => {
+                        let n = pieces_for_machine(options.threads, memory_bytes());
+                        say!("building every slice up to {n} pieces, the most this machine holds in about an hour")?;
+                        n
+                    }
+                };
                 if !(2..=kroon_egdb::MAX_PIECES).contains(&n) {
                     bail!("--pieces must be 2 to {}, not {n}", kroon_egdb::MAX_PIECES);
                 }
@@ -84,13 +99,15 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
                 Plan::materials(&wanted)
             };
             let dir = command_dir(config, dir.as_deref())?;
-            let mut options = build::Options::default();
-            if let Some(t) = threads {
-                if t == 0 {
-                    bail!("--threads must be at least 1");
-                }
-                options.threads = t;
-            }
+            let expected = plan.cpu_time().as_secs_f64();
+            say!(
+                "expected: about {} of CPU, {} on {} threads, {} of memory at most (slices found \
+                 in the directory are kept and take less)",
+                duration(expected),
+                duration(expected / options.threads as f64),
+                options.threads,
+                bytes(plan.peak_memory())
+            )?;
             build_tables(&plan, &dir, &options)
         }
         EgdbCommand::Probe { fen, dir } => {
@@ -142,13 +159,22 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
 #[derive(Debug)]
 pub struct SearchTables(Tables);
 
+impl SearchTables {
+    /// The search's view of `tables`.
+    #[must_use]
+    pub fn new(tables: Tables) -> SearchTables {
+        SearchTables(tables)
+    }
+}
+
 impl EndgameTables for SearchTables {
     fn pieces(&self) -> u32 {
         self.0.max_pieces()
     }
 
     fn probe(&self, pos: &Position) -> Option<TableProbe> {
-        let p = self.0.probe_quiet(pos)?;
+        // A capture pending is resolved through the slices it leads into.
+        let p = self.0.probe(pos)?;
         let value = match p.value {
             Value::Win(_) => TableValue::Win,
             Value::Draw => TableValue::Draw,
@@ -163,12 +189,33 @@ impl EndgameTables for SearchTables {
 
 /// The tables the search probes: those of `flag` (`--egdb DIR`; `none` for none), else of the
 /// settings' directory. A directory that is missing or holds no tables means none, silently
-/// when it is the default one; files that do not read are left out with a warning.
+/// when it is the default one; files that do not read are left out with a warning. Without
+/// `flag`, a settings' directory with no tables gets the small ones, built in the background
+/// (see `egdb_auto`).
 pub fn for_search(config: &Config, flag: Option<&Path>) -> Result<Option<Arc<dyn EndgameTables>>> {
+    if let Some(dir) = auto_dir(config, flag)? {
+        return Ok(Some(crate::egdb_auto::start(
+            dir,
+            crate::egdb_auto::pieces(),
+        )));
+    }
     match search_dir(config, flag)? {
         Some(dir) => open_for_search(&dir).map_err(anyhow::Error::msg),
         None => Ok(None),
     }
+}
+
+/// The directory the small tables are to be built in automatically: the settings' directory,
+/// when `--egdb` is not given, `[egdb] auto` is on and the directory holds no tables yet.
+pub fn auto_dir(config: &Config, flag: Option<&Path>) -> Result<Option<PathBuf>> {
+    let pieces = crate::egdb_auto::pieces();
+    if flag.is_some() || !config.egdb.auto || pieces == 0 {
+        return Ok(None);
+    }
+    let Some(dir) = config.egdb.resolve(None) else {
+        return Ok(None);
+    };
+    Ok(crate::egdb_auto::wanted(&dir, pieces).then_some(dir))
 }
 
 /// The table directory of `--egdb` or the settings: an error when one named there is missing;
@@ -211,6 +258,50 @@ pub fn open(dir: &Path) -> Result<Tables> {
     Ok(tables)
 }
 
+/// The wall time a build of every slice up to a piece count may take when no count is given.
+const REASONABLE: Duration = Duration::from_secs(3600);
+
+/// The most pieces (at least 2) whose build takes no more than [`REASONABLE`] on `threads`
+/// threads and half of `memory` (`None`: unknown, taken as plenty).
+fn pieces_for_machine(threads: usize, memory: Option<u64>) -> u32 {
+    (3..=kroon_egdb::MAX_PIECES)
+        .take_while(|&n| {
+            let plan = Plan::pieces(n);
+            let wall = plan.cpu_time().as_secs_f64() / threads.max(1) as f64;
+            wall <= REASONABLE.as_secs_f64() && memory.is_none_or(|m| plan.peak_memory() <= m / 2)
+        })
+        .last()
+        .unwrap_or(2)
+}
+
+/// The machine's memory, where the system says (Linux's `/proc/meminfo`).
+fn memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// `40 min`, `2.5 h`, `12 s`.
+fn duration(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 5400.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
+}
+
+/// `150 MB`, `4.2 GB`.
+fn bytes(n: u64) -> String {
+    if n < 1 << 30 {
+        format!("{} MB", n.div_ceil(1 << 20))
+    } else {
+        format!("{:.1} GB", n as f64 / f64::from(1u32 << 30))
+    }
+}
+
 /// A line above the bar, or on standard error when there is no terminal to draw the bar on.
 fn note(bar: &ProgressBar, line: String) {
     if bar.is_hidden() {
@@ -221,6 +312,16 @@ fn note(bar: &ProgressBar, line: String) {
 }
 
 fn build_tables(plan: &Plan, dir: &Path, options: &build::Options) -> Result<()> {
+    let lock = match build::lock(dir, false) {
+        Err(build::BuildError::Busy(_)) => {
+            eprintln!(
+                "another build is writing to {} (the engine's background build?): waiting for it",
+                dir.display()
+            );
+            build::lock(dir, true)?
+        }
+        other => other?,
+    };
     let start = Instant::now();
     // The bar counts numbers through the two passes over every position (settling and checking);
     // the un-moving in between shows as the message.
@@ -261,6 +362,7 @@ fn build_tables(plan: &Plan, dir: &Path, options: &build::Options) -> Result<()>
         ),
     })?;
     bar.finish_and_clear();
+    drop(lock);
     let positions: u64 = report.built.iter().map(|r| r.positions).sum();
     let bytes: u64 = report.built.iter().map(|r| r.bytes).sum();
     say!(
@@ -271,4 +373,22 @@ fn build_tables(plan: &Plan, dir: &Path, options: &build::Options) -> Result<()>
         dir.display()
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_piece_count_follows_the_machine() {
+        const GB: u64 = 1 << 30;
+        // Five pieces take about 40 CPU-minutes and 4 GB; six, hours and far more memory.
+        assert_eq!(pieces_for_machine(2, Some(16 * GB)), 5);
+        assert_eq!(pieces_for_machine(2, None), 5);
+        assert_eq!(pieces_for_machine(2, Some(2 * GB)), 4);
+        assert_eq!(pieces_for_machine(64, Some(4096 * GB)), 6);
+        assert_eq!(duration(40.0), "40 s");
+        assert_eq!(duration(2400.0), "40 min");
+        assert_eq!(bytes(150 << 20), "150 MB");
+    }
 }

@@ -8,8 +8,10 @@ use kroon::config::Config;
 use kroon_protocol::hub::line::read_line;
 use kroon_protocol::hub::{Flow, Identity, Session, Settings, WriterSink};
 use kroon_rules::Variant;
+use kroon_search::EndgameTables;
+use std::path::Path;
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What the reader thread sees on stdin.
 enum Input {
@@ -24,22 +26,27 @@ enum Input {
 /// # Errors
 /// Only for settings in the configuration that Hub cannot declare (an unknown variant or
 /// evaluation), a weights or book file that is refused, or a table directory that is missing.
-pub fn run(config: &Config, egdb: Option<&std::path::Path>) -> Result<()> {
+pub fn run(config: &Config, egdb: Option<&Path>) -> Result<()> {
     let variant: Variant = config
         .engine
         .variant
         .parse()
         .with_context(|| "engine.variant in the settings")?;
+    let auto = crate::egdb_main::auto_dir(config, egdb)?;
     let settings = Settings {
         variant,
         threads: config.engine.threads,
         hash: config.engine.hash,
         ponder: config.engine.ponder,
         eval: crate::evaluation::kind(config, None)?,
-        // The tables of the settings or `--egdb`; a directory named there must exist.
-        egdb_path: crate::egdb_main::search_dir(config, egdb)?
-            .map(|d| d.display().to_string())
-            .unwrap_or_default(),
+        // The tables of the settings or `--egdb`; a directory named there must exist, unless the
+        // small tables are to be built in it.
+        egdb_path: match &auto {
+            Some(dir) => dir.display().to_string(),
+            None => crate::egdb_main::search_dir(config, egdb)?
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+        },
         multipv: 1,
         book: config.book.enabled,
         book_margin: config.book.margin,
@@ -54,11 +61,20 @@ pub fn run(config: &Config, egdb: Option<&std::path::Path>) -> Result<()> {
             clamped.hash
         );
     }
+    let background = OnceLock::new();
     let out = Arc::new(WriterSink::new(std::io::stdout()));
     let mut session = Session::new(Identity::kroon(env!("CARGO_PKG_VERSION")), clamped, out)
         .with_learned_weights(crate::evaluation::learned_weights(config, None)?)
-        .with_table_opener(Box::new(|dir: &str| {
-            crate::egdb_main::open_for_search(std::path::Path::new(dir))?
+        .with_table_opener(Box::new(move |dir: &str| {
+            // The settings' directory without tables: the background build fills it, started
+            // when the engine first wants tables and shared by every later `egdb-path` to it.
+            if let Some(auto) = auto.as_deref().filter(|a| *a == Path::new(dir)) {
+                let tables = background.get_or_init(|| {
+                    crate::egdb_auto::start(auto.to_path_buf(), crate::egdb_auto::pieces())
+                });
+                return Ok(Arc::clone(tables) as Arc<dyn EndgameTables>);
+            }
+            crate::egdb_main::open_for_search(Path::new(dir))?
                 .ok_or_else(|| format!("no endgame tables in {dir}"))
         }));
     // The book of the settings' variant; `book=false` (or the setting) only turns it off.

@@ -16,6 +16,7 @@ mod board;
 mod book_main;
 mod chinese;
 mod dxp_main;
+mod egdb_auto;
 mod egdb_main;
 mod evaluation;
 mod hub_main;
@@ -231,6 +232,9 @@ enum Command {
         hash: Option<usize>,
         #[command(flatten)]
         eval: EvalArgs,
+        /// Endgame table directory (default: from the settings; `none` for none).
+        #[arg(long, value_name = "DIR")]
+        egdb: Option<PathBuf>,
     },
     /// Print a board diagram with field numbers, or write it as SVG.
     Show {
@@ -467,8 +471,10 @@ fn run() -> Result<()> {
             threads,
             hash,
             eval,
+            egdb,
         } => {
             let threads = search_threads(threads, &config)?;
+            let tables = egdb_main::for_search(&config, egdb.as_deref())?;
             // Each variant's evaluation is resolved once, before the first page connects.
             let evals = Variant::ALL
                 .into_iter()
@@ -485,6 +491,7 @@ fn run() -> Result<()> {
                         .map(|(_, e)| e.clone())
                         .unwrap_or_default()
                 }),
+                tables,
             })?;
         }
         Command::Show { game, svg } => {

@@ -28,7 +28,8 @@ pub struct TableProbe {
 pub trait EndgameTables: Send + Sync + std::fmt::Debug {
     /// Positions with at most this many pieces are all in the tables.
     fn pieces(&self) -> u32;
-    /// The value of a position whose side to move has no capture; `None` when no table has it.
+    /// The value of a position; `None` when no table has it. A position with a capture pending
+    /// may be answered from the tables its captures lead into, or not at all.
     fn probe(&self, pos: &Position) -> Option<TableProbe>;
 }
 

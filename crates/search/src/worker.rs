@@ -529,7 +529,8 @@ impl<'a> Worker<'a> {
             self.lists[ply] = list;
             return Ok(self.no_moves_score(ply));
         }
-        if !forced && ply > 0 && pos.all().count() <= self.table_pieces {
+        // A capture pending is no reason to skip the tables: they resolve it themselves.
+        if ply > 0 && pos.all().count() <= self.table_pieces {
             if let Some(probe) = self.tables.as_ref().and_then(|t| t.probe(pos)) {
                 self.lists[ply] = list;
                 return Ok(self.table_score(pos, probe, ply));

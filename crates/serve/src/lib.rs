@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use kroon_rules::Variant;
-use kroon_search::{Engine, Eval};
+use kroon_search::{EndgameTables, Engine, Eval};
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -41,6 +41,8 @@ pub struct Options {
     pub hash_mib: usize,
     /// The evaluation to search each variant with.
     pub eval_for: Box<dyn Fn(Variant) -> Eval + Send + Sync>,
+    /// Endgame tables to probe (international draughts), if any.
+    pub tables: Option<Arc<dyn EndgameTables>>,
 }
 
 /// What every handler shares.
@@ -74,7 +76,11 @@ pub fn run(options: Options) -> anyhow::Result<()> {
 fn state(options: Options) -> Arc<AppState> {
     Arc::new(AppState {
         engine: live::SharedEngine::new(
-            Engine::new(options.threads, options.hash_mib),
+            {
+                let mut engine = Engine::new(options.threads, options.hash_mib);
+                engine.set_tables(options.tables);
+                engine
+            },
             options.eval_for,
         ),
         in_flight: Semaphore::new(MAX_IN_FLIGHT),
