@@ -248,6 +248,15 @@ fn selfplay_on_three_workers_writes_the_local_file() {
     let said = finish(producer(&redis.url(), &out));
     assert!(said.contains("games 8 "), "{said}");
     assert_eq!(std::fs::read(&out).unwrap(), expected);
+    let o = Command::new(env!("CARGO_BIN_EXE_kroon"))
+        .args(["queue-status", "--queue", &redis.url()])
+        .output()
+        .unwrap();
+    assert!(
+        text(&o).contains("4 jobs, 0 pending, 0 running, 4 done, 0 failed"),
+        "{}",
+        text(&o)
+    );
     // Run again: the file is whole, nothing is issued.
     let said = finish(producer(&redis.url(), &out));
     assert!(said.contains("games 0 "), "{said}");

@@ -149,7 +149,7 @@ pub fn play(
 /// Checks a batch's data: whole records of `variant`, games `first..end` in order, each ending
 /// with its last record. Returns each game's records.
 fn split_games(data: &[u8], variant: Variant, first: u32, end: u32) -> Result<Vec<Vec<Record>>> {
-    if data.len() % RECORD_SIZE != 0 {
+    if !data.len().is_multiple_of(RECORD_SIZE) {
         bail!("{} bytes is not a whole number of records", data.len());
     }
     let mut games: Vec<Vec<Record>> = Vec::new();

@@ -517,13 +517,13 @@ fn run_job(
                 .parse()
                 .map_err(|_| anyhow::anyhow!("unknown variant {}", task.variant))?;
             let eval = check_build(o, &job.build, variant)?;
-            if !openings.contains_key(&variant) {
-                openings.insert(variant, (o.openings_for)(variant)?);
-            }
-            let with = Playing {
-                eval,
-                openings: &openings[&variant],
+            let openings = match openings.entry(variant) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert((o.openings_for)(variant)?)
+                }
             };
+            let with = Playing { eval, openings };
             selfplay::play(task, &with, engine, abort)
         }
     }
