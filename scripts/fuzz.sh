@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fen move_text hub_line dxp_frames dxp_message settings weights records openings egdb_slice pdn book)
+[[ ${#targets[@]} -gt 0 ]] || targets=(fen move_text hub_line dxp_frames dxp_message settings weights records openings egdb_slice pdn book queue_record)
 
 command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz --version 0.13.2
 root=$(pwd)

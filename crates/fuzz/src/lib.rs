@@ -31,6 +31,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("egdb_slice", egdb_slice),
     ("pdn", pdn),
     ("book", book),
+    ("queue_record", queue_record),
 ];
 
 /// The target called `name`.
@@ -331,6 +332,30 @@ pub fn records(data: &[u8]) {
     }
 }
 
+/// A job or result record from the work queue (whatever a stranger can put on a stream): what
+/// reads writes back to bytes that read to the same record, and a job's fields are in range.
+///
+/// Input: a byte choosing job or result, then the record.
+pub fn queue_record(data: &[u8]) {
+    use kroon_queue::record::{Job, JobResult, Task, MAX_BATCH};
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    if sel % 2 == 0 {
+        if let Ok(job) = Job::parse(rest) {
+            assert_eq!(Job::parse(&job.to_bytes()).as_ref(), Ok(&job));
+            match &job.task {
+                Task::Selfplay(t) => {
+                    assert!(t.first < t.end && t.end - t.first <= MAX_BATCH);
+                    assert!(t.variant.parse::<Variant>().is_ok());
+                }
+            }
+        }
+    } else if let Ok(r) = JobResult::parse(rest) {
+        assert_eq!(JobResult::parse(&r.to_bytes()).as_ref(), Ok(&r));
+    }
+}
+
 /// An openings file for `kroon match` (FEN lines, or PDN games): every opening that reads replays
 /// legally from its start, and written back as PDN (a `FEN` tag and the movetext) reads back to
 /// the same opening.
@@ -546,6 +571,28 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
                 out.push(file);
             }
             out
+        }
+        "queue_record" => {
+            let job = concat!(
+                r#"{"version":1,"run":"selfplay-00ff-388572","id":"0-8","#,
+                r#""build":{"bench":388572,"eval":"hand"},"task":{"kind":"selfplay","#,
+                r#""variant":"normal","nodes":300,"depth":null,"hash_mib":1,"seed":9,"#,
+                r#""random_plies":4,"max_plies":120,"adjudicate_score":600,"#,
+                r#""adjudicate_plies":4,"fingerprint":18446744073709551615,"first":0,"end":8}}"#
+            );
+            let done = concat!(
+                r#"{"version":1,"run":"r","job":"0-8","worker":"host-1/0","outcome":"#,
+                r#"{"status":"done","bytes":64,"checksum":5,"items":8,"work_ms":12}}"#
+            );
+            let failed = concat!(
+                r#"{"version":1,"run":"r","job":"0-8","worker":"w/1","outcome":"#,
+                r#"{"status":"failed","error":"job made for another build"}}"#
+            );
+            vec![
+                [&b"\x00"[..], job.as_bytes()].concat(),
+                [&b"\x01"[..], done.as_bytes()].concat(),
+                [&b"\x01"[..], failed.as_bytes()].concat(),
+            ]
         }
         "openings" => {
             let mut out: Vec<Vec<u8>> = vec![

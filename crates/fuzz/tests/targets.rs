@@ -130,7 +130,7 @@ fn every_target_has_a_harness_binary_and_a_test() {
             "fuzz/fuzz_targets/{name}.rs"
         );
     }
-    assert_eq!(TARGETS.len(), 12, "a new target needs its test below");
+    assert_eq!(TARGETS.len(), 13, "a new target needs its test below");
 }
 
 /// The seeds are meant to be accepted by their readers, so that mutations start from valid input;
@@ -164,6 +164,11 @@ fn seeds_are_mostly_valid_input() {
         assert!(read.games.len() >= 2, "{text:?}");
     }
     assert!(kroon_book::Book::from_bytes(&seeds("book")[0]).is_ok());
+    let queue = seeds("queue_record");
+    assert!(kroon_queue::record::Job::parse(&queue[0][1..]).is_ok());
+    for r in &queue[1..] {
+        assert!(kroon_queue::record::JobResult::parse(&r[1..]).is_ok());
+    }
     for file in seeds("openings") {
         let v = kroon_rules::Variant::ALL[usize::from(file[0])];
         let text = String::from_utf8_lossy(&file[1..]);
@@ -232,4 +237,9 @@ fn pdn() {
 #[test]
 fn book() {
     exercise("book");
+}
+
+#[test]
+fn queue_record() {
+    exercise("queue_record");
 }

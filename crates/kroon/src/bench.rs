@@ -75,3 +75,26 @@ pub fn run(depth: u32, v: Variant, eval: &Eval) -> std::io::Result<()> {
     say!("seconds {secs:.3}")?;
     say!("nps {:.0}", total as f64 / secs.max(1e-9))
 }
+
+/// Depth of the build signature that queue jobs carry: deep enough that a change to the search
+/// shows, shallow enough to compute at every worker's and producer's start (about 0.3 s).
+pub const SIGNATURE_DEPTH: u32 = 9;
+
+/// The bench node total at [`SIGNATURE_DEPTH`] with the hand evaluation on international
+/// draughts: the search's signature, without the evaluation (whose fingerprint travels apart).
+#[must_use]
+pub fn signature() -> u64 {
+    positions(Variant::International)
+        .into_iter()
+        .map(|pos| {
+            let mut engine = Engine::new(1, 64);
+            engine.set_eval(Eval::Hand);
+            engine
+                .search(
+                    &SearchRequest::position(pos, Limits::Depth(SIGNATURE_DEPTH)),
+                    &|_| {},
+                )
+                .nodes
+        })
+        .sum()
+}

@@ -7,7 +7,6 @@ use kroon::config::Config;
 use kroon_learn::{selfplay, train};
 use kroon_rules::Variant;
 use kroon_search::eval::pattern;
-use kroon_search::Eval;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -58,6 +57,13 @@ pub struct SelfplayArgs {
     /// Weights file for the learned evaluation (default: from the settings, or embedded).
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
+    /// Play the games on the workers of this queue (redis://HOST:PORT/[DB]) instead of here;
+    /// the file is the same, byte for byte.
+    #[arg(long, value_name = "URL")]
+    queue: Option<String>,
+    /// Games per job with --queue.
+    #[arg(long, default_value_t = 16, requires = "queue")]
+    batch: u32,
 }
 
 /// `kroon train`.
@@ -122,10 +128,7 @@ pub fn selfplay(args: SelfplayArgs, config: &Config) -> Result<()> {
         args.weights.as_deref(),
         variant,
     )?;
-    let eval_id = match &eval {
-        Eval::Hand => "hand".to_owned(),
-        Eval::Learned(w) => format!("learned {:016x}", kroon_rules::hash::fnv1a(&w.to_bytes())),
-    };
+    let eval_id = selfplay::eval_id(&eval);
     let limit = match (args.nodes, args.depth) {
         (_, Some(d)) => selfplay::MoveLimit::Depth(d.max(1)),
         (Some(n), _) => selfplay::MoveLimit::Nodes(n.max(1)),
@@ -164,7 +167,10 @@ pub fn selfplay(args: SelfplayArgs, config: &Config) -> Result<()> {
         args.threads,
         args.out.display()
     )?;
-    let s = selfplay::run(&settings, &openings, &stop)?;
+    let s = match &args.queue {
+        Some(url) => crate::queue_main::selfplay(url, args.batch, &settings, &openings, &stop)?,
+        None => selfplay::run(&settings, &openings, &stop)?,
+    };
     let secs = s.elapsed.as_secs_f64();
     say!(
         "games {} (+{} ={} -{} for White), positions {}, {:.1} s, {:.2} games/s, {:.0} positions/s{}",

@@ -23,6 +23,7 @@ mod hub_main;
 mod learn_main;
 mod logging;
 mod perft;
+mod queue_main;
 mod source;
 
 use anyhow::{bail, Context, Result};
@@ -204,6 +205,15 @@ enum Command {
     Book(book_main::BookCommand),
     /// Play Kroon against itself and write every position with its result, for `kroon train`.
     Selfplay(learn_main::SelfplayArgs),
+    /// Run jobs from a queue (self-play batches) until stopped: Ctrl-C finishes the jobs at
+    /// hand, a second Ctrl-C hands them back.
+    Worker(queue_main::WorkerArgs),
+    /// Show a queue's runs: jobs pending, running (by whom, for how long), done and failed.
+    QueueStatus {
+        /// The queue: redis://[user:pass@]HOST:PORT/[DB].
+        #[arg(long, value_name = "URL")]
+        queue: String,
+    },
     /// Fit the pattern evaluation's weights to self-play positions.
     Train(learn_main::TrainArgs),
     /// Speak the Hub protocol (v2) on standard input and output.
@@ -461,6 +471,8 @@ fn run() -> Result<()> {
         Command::Book(cmd) => book_main::run(cmd, &config)?,
         Command::Selfplay(args) => learn_main::selfplay(args, &config)?,
         Command::Train(args) => learn_main::train(args)?,
+        Command::Worker(args) => queue_main::worker(args, &config)?,
+        Command::QueueStatus { queue } => queue_main::status(&queue)?,
         Command::Hub { egdb } => hub_main::run(&config, egdb.as_deref())?,
         Command::Match(args) => kroon_match::run(args, &config.engine.variant)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,

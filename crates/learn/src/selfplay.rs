@@ -84,6 +84,19 @@ impl Settings {
     }
 }
 
+/// The evaluation's name as the settings' hash knows it: `hand`, or `learned` and the weights'
+/// hash.
+#[must_use]
+pub fn eval_id(eval: &Eval) -> String {
+    match eval {
+        Eval::Hand => "hand".to_owned(),
+        Eval::Learned(w) => format!(
+            "learned {:016x}",
+            kroon_rules::hash::fnv1a(&w.to_bytes())
+        ),
+    }
+}
+
 /// What a run did.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
@@ -185,8 +198,11 @@ pub fn run(settings: &Settings, openings: &[Position], stop: &AtomicBool) -> Res
     Ok(summary)
 }
 
-/// Plays game `g` to its end; `None` if `stop` was set first.
-fn play(
+/// Plays game `g` to its end; `None` if `stop` was set first. The engine's own history does not
+/// matter (each game starts with `new_game`), so any engine made with `Engine::new(1,
+/// settings.hash_mib)` and `settings.eval` plays the same game: `run` and the work queue's
+/// workers both play through here.
+pub fn play(
     settings: &Settings,
     openings: &[Position],
     g: u32,

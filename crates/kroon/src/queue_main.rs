@@ -1,0 +1,125 @@
+//! `kroon worker`, `kroon queue-status` and the `--queue` side of `kroon selfplay`: flags and
+//! wiring around `kroon_queue`.
+
+use crate::{bench, evaluation};
+use anyhow::{Context, Result};
+use clap::Args;
+use kroon::config::Config;
+use kroon_queue::record::{plain_name, Build};
+use kroon_queue::{link, worker};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `kroon worker`.
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    /// The queue: redis://[user:pass@]HOST:PORT/[DB] (rediss:// for TLS).
+    #[arg(long, value_name = "URL")]
+    queue: String,
+    /// Jobs run at once (each on one search thread).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// The worker's name in the queue's status (default: host name and process id).
+    #[arg(long)]
+    name: Option<String>,
+    /// Seconds after which a silent worker's job is taken over by another.
+    #[arg(long, default_value_t = 60)]
+    visibility: u64,
+    /// Exit after this many jobs (0: never).
+    #[arg(long, default_value_t = 0)]
+    max_jobs: u64,
+    /// Exit once no job has come for this many seconds (default: wait for ever).
+    #[arg(long, value_name = "SECONDS")]
+    idle_exit: Option<u64>,
+}
+
+fn default_name() -> String {
+    let host = std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "worker".to_owned());
+    format!("{host}-{}", std::process::id())
+}
+
+/// Ctrl-C and SIGTERM: the first lets the jobs at hand finish, the second hands them back.
+fn on_signals(stop: &worker::Stop) -> Result<()> {
+    let stop = stop.clone();
+    ctrlc::set_handler(move || stop.signal()).context("installing the signal handler")
+}
+
+pub fn worker(args: WorkerArgs, config: &Config) -> Result<()> {
+    let name = plain_name(&args.name.unwrap_or_else(default_name));
+    let stop = worker::Stop::default();
+    on_signals(&stop)?;
+    let bench = bench::signature();
+    let config = Arc::new(config.clone());
+    let eval_config = Arc::clone(&config);
+    let options = worker::Options {
+        url: args.queue.clone(),
+        name: name.clone(),
+        threads: args.threads,
+        visibility: Duration::from_secs(args.visibility.max(1)),
+        bench,
+        eval_for: Box::new(move |variant, kind| {
+            evaluation::for_variant(&eval_config, Some(kind.name()), None, variant)
+        }),
+        openings_for: Box::new(kroon_match::default_openings),
+        max_jobs: args.max_jobs,
+        idle_exit: args.idle_exit.map(Duration::from_secs),
+    };
+    say!(
+        "worker {name} on {}: {} threads, bench {bench}",
+        link::redact(&args.queue),
+        args.threads
+    )?;
+    let tally = worker::run(options, stop)?;
+    say!(
+        "worker {name}: {} jobs done, {} failed, {} handed back",
+        tally.done,
+        tally.failed,
+        tally.handed_back
+    )?;
+    Ok(())
+}
+
+/// `kroon selfplay --queue URL`: the games as jobs, written here in game order.
+pub fn selfplay(
+    url: &str,
+    batch: u32,
+    settings: &kroon_learn::selfplay::Settings,
+    openings: &[kroon_rules::Position],
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<kroon_learn::selfplay::Summary> {
+    let build = Build {
+        bench: bench::signature(),
+        eval: settings.eval_id.clone(),
+    };
+    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut link = link::Link::open(url, abort)?;
+    say!(
+        "queue {}: run {}, {batch} games a job",
+        link.shown(),
+        kroon_queue::selfplay::run_name(settings, openings, &build)
+    )?;
+    let (summary, progress) =
+        kroon_queue::selfplay::produce(&mut link, settings, openings, &build, batch, stop, |_| {})?;
+    if progress.duplicates > 0 {
+        say!(
+            "{} results repeated one already counted",
+            progress.duplicates
+        )?;
+    }
+    Ok(summary)
+}
+
+/// `kroon queue-status --queue URL`.
+pub fn status(url: &str) -> Result<()> {
+    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut link = link::Link::open(url, abort)?;
+    let status = kroon_queue::status::read(&mut link)?;
+    say!("queue {}", link.shown())?;
+    say!("{}", status.to_string().trim_end())?;
+    Ok(())
+}

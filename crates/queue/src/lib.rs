@@ -1,0 +1,17 @@
+//! Kroon's work queue: self-play (and, in time, matches and table builds) cut into jobs on Redis
+//! streams, run by `kroon worker` on any machine that reaches the server.
+//!
+//! - `record`: the job and result records (versioned JSON, a total parser).
+//! - `link`: the connection, with reconnection and back-off; key names.
+//! - `worker`: the consumer-group loop (`kroon worker`).
+//! - `selfplay`: the self-play producer and the worker's side of its jobs.
+//! - `status`: what a queue holds, for `kroon queue-status`.
+//!
+//! The search, rules and tables crates know nothing of this one.
+#![forbid(unsafe_code)]
+
+pub mod link;
+pub mod record;
+pub mod selfplay;
+pub mod status;
+pub mod worker;
