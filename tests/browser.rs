@@ -4,6 +4,9 @@
 //! two capture paths to one square, changes variant and flips the board, and saves a screenshot
 //! that must not be blank.
 //!
+//! The Chinese checkers page: loads a position, plays a hop chain by clicking its landing hole
+//! (the chain drawn as one line), and plays a three-player game against two engine seats.
+//!
 //! Skipped, with a notice, where chromium or chromedriver is missing, unless
 //! `KROON_REQUIRE_BROWSER` is set (as `.ci/run` sets it): then it fails.
 
@@ -266,6 +269,147 @@ fn the_board_plays_analyses_and_loads_in_chromium() {
         c.close().await.unwrap();
     });
     assert!(server.alive());
+}
+
+const CHINESE: &str = "const s = document.getElementById('star'); \
+    return { toMove: s.dataset.toMove, events: Number(s.dataset.events), round: s.dataset.round, \
+             thinking: document.getElementById('status').dataset.thinking, \
+             moves: document.getElementById('moves').textContent, \
+             error: document.getElementById('error').textContent };";
+
+async fn names(c: &Client, selector: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in c.find_all(Locator::Css(selector)).await.unwrap() {
+        out.push(e.attr("data-name").await.unwrap().unwrap());
+    }
+    out.sort();
+    out
+}
+
+async fn hole(c: &Client, name: &str) -> fantoccini::elements::Element {
+    c.find(Locator::Css(&format!(
+        "#star circle.hole[data-name=\"{name}\"]"
+    )))
+    .await
+    .unwrap()
+}
+
+#[test]
+fn the_chinese_checkers_page_plays_a_hop_chain_and_the_engine_answers() {
+    use kroon_chinese_checkers::{Camp, Hole, Position};
+    if !available() {
+        return;
+    }
+    let mut server = server::Server::start();
+    let driver = Driver::start();
+    let url = format!("http://{}/chinese", server.addr);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({ "binary": CHROMIUM, "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--disable-dev-shm-usage", "--window-size=1280,900"] }),
+        );
+        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", driver.1))
+            .await
+            .expect("a WebDriver session");
+        c.goto(&url).await.unwrap();
+        until(&c, "the star", CHINESE, |s| s["toMove"] == "A").await;
+        assert_eq!(names(&c, "#star circle.hole").await.len(), 121);
+        assert_eq!(names(&c, "#star circle.piece").await.len(), 20);
+        let seconds = c.find(Locator::Id("seconds")).await.unwrap();
+        seconds.clear().await.unwrap();
+        seconds.send_keys("0.2").await.unwrap();
+
+        // A hop chain: A's piece on i5 hops over i6 and i8 (D's) to i9, through i7.
+        let at = |n: &str| Hole::parse(n).unwrap().bit();
+        let pos = Position::setup(
+            &[
+                (Camp::ALL[0], at("i5") | at("a1")),
+                (Camp::ALL[3], at("i6") | at("i8") | at("q1")),
+            ],
+            Camp::ALL[0],
+        );
+        let text = pos.to_string();
+        let field = c.find(Locator::Id("position-text")).await.unwrap();
+        field.clear().await.unwrap();
+        field.send_keys(&text).await.unwrap();
+        c.find(Locator::Id("load-position")).await.unwrap().click().await.unwrap();
+        until(&c, "the loaded position", "return document.getElementById('position-text').dataset.current", |v| {
+            v == text.as_str()
+        })
+        .await;
+        assert_eq!(names(&c, "#star circle.piece").await, ["a1", "i5", "i6", "i8", "q1"]);
+        hole(&c, "i5").await.click().await.unwrap();
+        let targets = names(&c, "#star circle.hole.target").await;
+        assert!(targets.contains(&"i9".to_string()) && targets.contains(&"i7".to_string()), "{targets:?}");
+        // Pointing at the landing hole shows the whole chain as one line.
+        hover(&c, "i9").await;
+        let chain = until(
+            &c,
+            "the chain drawn",
+            "const l = document.querySelector('#star .chain'); return l ? l.dataset.path : null;",
+            |v| v.is_string(),
+        )
+        .await;
+        assert_eq!(chain, "i5 i7 i9");
+        hole(&c, "i9").await.click().await.unwrap();
+        // Our move, then Kroon's (D is an engine seat).
+        let s = until(&c, "Kroon's answer", CHINESE, |s| s["events"] == 2 && s["thinking"] == "0").await;
+        assert!(s["moves"].as_str().unwrap().starts_with("1. i5-i9"), "{s}");
+        assert_eq!(s["toMove"], "A", "{s}");
+        let pieces = names(&c, "#star circle.piece").await;
+        assert!(pieces.contains(&"i9".to_string()) && !pieces.contains(&"i5".to_string()), "{pieces:?}");
+
+        // A three-player game: two moves by clicks, each answered by both engine seats; the
+        // round, the anti-blocking counts and the clock are shown.
+        c.find(Locator::Css("#players option[value='3']")).await.unwrap().click().await.unwrap();
+        c.find(Locator::Id("new-game")).await.unwrap().click().await.unwrap();
+        until(&c, "the three-player start", CHINESE, |s| s["events"] == 0 && s["toMove"] == "A").await;
+        assert_eq!(names(&c, "#star circle.piece").await.len(), 30);
+        for round in 1..=2u64 {
+            let s = until(&c, "A to move", CHINESE, |s| s["toMove"] == "A" && s["thinking"] == "0").await;
+            assert_eq!(s["round"], round.to_string(), "{s}");
+            let clock = c.find(Locator::Id("clock")).await.unwrap().text().await.unwrap();
+            assert!(clock.ends_with(" s"), "clock {clock:?}");
+            let movable = names(&c, "#star circle.piece.movable").await;
+            hole(&c, &movable[0]).await.click().await.unwrap();
+            let targets = names(&c, "#star circle.hole.target").await;
+            assert!(!targets.is_empty());
+            hole(&c, &targets[targets.len() - 1]).await.click().await.unwrap();
+            until(&c, "both engine seats", CHINESE, |s| s["events"].as_u64() >= Some(round * 3)).await;
+        }
+        let outside = c
+            .execute("return [...document.querySelectorAll('#players-table td.outside')].map(t => Number(t.textContent))", vec![])
+            .await
+            .unwrap();
+        assert_eq!(outside.as_array().unwrap().len(), 3);
+        let rule = c.find(Locator::Id("anti-blocking")).await.unwrap().text().await.unwrap();
+        assert!(rule.contains("round 20") && rule.contains("5 pieces"), "{rule}");
+        let s = c.execute(CHINESE, vec![]).await.unwrap();
+        assert_eq!(s["error"], "", "{s}");
+        c.close().await.unwrap();
+    });
+    assert!(server.alive());
+}
+
+/// Moves the mouse over hole `name`.
+async fn hover(c: &Client, name: &str) {
+    use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+    let mouse = MouseActions::new("mouse".to_string()).then(PointerAction::MoveToElement {
+        element: hole(c, name).await,
+        duration: None,
+        x: 0,
+        y: 0,
+    });
+    c.perform_actions(mouse).await.expect("hover");
 }
 
 /// Types `fen` into the FEN box, loads it, and waits for the page to show the position as `shown`.

@@ -133,6 +133,31 @@ fn solve_prints_a_line_no_shorter_than_the_optimum() {
 }
 
 #[test]
+fn solve_prove_says_how_far_the_proof_got() {
+    // A proof cut short still proves every iteration it completed, and says so.
+    let o = kroon(&[
+        "solve",
+        "--width",
+        "300",
+        "--prove",
+        "--max-nodes",
+        "20000",
+        "--memory",
+        "4",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("proof: lower bound at the start 19"), "{s}");
+    assert!(s.contains("proof: no line of 19 moves or fewer"), "{s}");
+    assert!(
+        s.contains("stopped: no line of 19 moves or fewer exists"),
+        "{s}"
+    );
+    assert!(!s.contains("no shorter line exists"), "{s}");
+    assert!(s.contains("proof: positions 20001 "), "{s}");
+}
+
+#[test]
 fn bad_input_gets_a_clear_message() {
     for (args, want) in [
         (vec!["show", "--players", "7"], "--players must be 2 to 6"),

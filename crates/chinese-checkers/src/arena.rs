@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::game::{Game, MOVE_SECONDS};
+use crate::game::{Game, Standing, MOVE_SECONDS};
 use crate::movegen::Move;
 use crate::position::{mix, Position, GOLDEN};
 use crate::search::{greedy, Limit, Searcher};
@@ -115,4 +115,94 @@ pub fn play_game(start: Position, opening: &[Move], seats: &[Seat], max_rounds: 
         }
     }
     game
+}
+
+/// How a match is played.
+#[derive(Copy, Clone, Debug)]
+pub struct MatchRules {
+    /// Games.
+    pub games: usize,
+    /// Random plies (each gaining ground) opening each group of games; all the rotations of a
+    /// group share their opening.
+    pub random_plies: usize,
+    /// Seed of the openings.
+    pub seed: u64,
+    /// Rounds after which a game is adjudicated by distance to go.
+    pub max_rounds: u16,
+}
+
+/// One game of a match as it ended: each player's standing with the index of the seat spec
+/// that played it.
+#[derive(Clone, Debug)]
+pub struct MatchGame {
+    /// Rounds played.
+    pub rounds: u16,
+    /// Whether the game was cut at the round limit and placed by distance to go.
+    pub adjudicated: bool,
+    /// Standings in place order, each with its seat spec.
+    pub results: Vec<(Standing, usize)>,
+}
+
+/// One seat spec's totals over a match.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// Points (2 a win, 1 a loss, 0 a forfeit).
+    pub points: u32,
+    /// Games won.
+    pub wins: u32,
+    /// Seats the spec filled over all games.
+    pub seats_played: u32,
+    /// Forfeits.
+    pub forfeits: u32,
+    /// Places summed (divide by `seats_played` for the mean).
+    pub place_sum: u32,
+}
+
+/// Plays a match: game `g` seats the specs `g` places round the table (the `i`-th player of the
+/// game is spec `(i + g) mod specs`), so each spec plays every camp; `on_game` sees each game as
+/// it ends. Returns one tally per spec.
+pub fn run_match(
+    start: Position,
+    seats: &[Seat],
+    rules: MatchRules,
+    on_game: &mut dyn FnMut(&MatchGame),
+) -> Result<Vec<Tally>, String> {
+    if seats.is_empty() {
+        return Err("no seats".into());
+    }
+    let camps: Vec<_> = start.seats().collect();
+    let n = camps.len();
+    if n < 2 {
+        return Err("a match needs at least two players".into());
+    }
+    let mut tally = vec![Tally::default(); seats.len()];
+    let mut rng = Rng(rules.seed);
+    let mut opening = Vec::new();
+    for g in 0..rules.games {
+        if g % n == 0 {
+            opening = random_opening(start, rules.random_plies, &mut rng);
+        }
+        let table: Vec<usize> = (0..n).map(|i| (i + g % n) % seats.len()).collect();
+        let playing: Vec<Seat> = table.iter().map(|&k| seats[k]).collect();
+        let game = play_game(start, &opening, &playing, rules.max_rounds);
+        let adjudicated = !game.pos.is_over();
+        let mut results = Vec::with_capacity(n);
+        for s in game.standings(adjudicated) {
+            let i = camps.iter().position(|&c| c == s.camp).expect("seated");
+            let k = table[i];
+            let t = &mut tally[k];
+            t.points += s.points;
+            t.place_sum += s.place as u32;
+            t.seats_played += 1;
+            t.wins += u32::from(s.points == 2);
+            t.forfeits += u32::from(s.forfeited);
+            results.push((s, k));
+        }
+        on_game(&MatchGame {
+            rounds: game.pos.round(),
+            adjudicated,
+            results,
+        });
+    }
+    Ok(tally)
 }

@@ -20,6 +20,7 @@ pub mod game;
 pub mod movegen;
 pub mod perft;
 pub mod position;
+pub mod prove;
 pub mod search;
 pub mod solve;
 pub mod text;

@@ -60,7 +60,7 @@ impl Puzzle {
 }
 
 /// The move that turns `before` into `after` (one piece moved).
-fn move_between(before: u128, after: u128) -> Move {
+pub(crate) fn move_between(before: u128, after: u128) -> Move {
     let from = Holes(before & !after).iter().next().expect("a piece left");
     let to = Holes(after & !before)
         .iter()

@@ -5,12 +5,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
-use kroon_chinese_checkers::arena::{play_game, random_opening, Rng, Seat};
+use kroon_chinese_checkers::arena::{run_match, MatchRules, Seat};
 use kroon_chinese_checkers::eval::{distance, WIN};
 use kroon_chinese_checkers::game::{Game, MOVE_SECONDS};
+use kroon_chinese_checkers::prove::{prove, ProofLimits};
 use kroon_chinese_checkers::search::{Limit, Searcher};
 use kroon_chinese_checkers::solve::{beam, replay, Puzzle};
-use kroon_chinese_checkers::{diagram, divide, perft, Camp, Hole, Move, Position};
+use kroon_chinese_checkers::{diagram, divide, perft, Camp, Move, Position};
 
 /// The position of a Chinese checkers command.
 #[derive(Args, Debug, Clone)]
@@ -123,6 +124,16 @@ pub enum ChineseCommand {
         /// Positions kept at each depth of the beam search.
         #[arg(long, default_value_t = 10_000)]
         width: usize,
+        /// Prove the line shortest: an exhaustive search (IDA* with an admissible bound) shows
+        /// that no shorter line exists, or says how far it got.
+        #[arg(long)]
+        prove: bool,
+        /// With --prove: stop after this many positions.
+        #[arg(long, default_value_t = 2_000_000_000)]
+        max_nodes: u64,
+        /// With --prove: size of the table of learned bounds, in MB.
+        #[arg(long, default_value_t = 256)]
+        memory: usize,
     },
     /// Engine against engine: places and points over a number of games.
     Match {
@@ -217,13 +228,24 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
             limit,
             human,
         } => play(position.resolve()?, limit.resolve(0.1)?, &human)?,
-        ChineseCommand::Solve { position, width } => {
+        ChineseCommand::Solve {
+            position,
+            width,
+            prove,
+            max_nodes,
+            memory,
+        } => {
             // Without a position, the classic puzzle: camp A alone on the board.
             let pos = match position.position {
                 None => Position::start_with(&[Camp::ALL[0]]).with_long_hop(position.long_hop),
                 Some(_) => position.resolve()?,
             };
-            solve(&pos, width)?;
+            let proof = prove.then_some(ProofLimits {
+                max_nodes,
+                table_mb: memory,
+                max_moves: 0,
+            });
+            solve(&pos, width, proof)?;
         }
         ChineseCommand::Match {
             position,
@@ -239,7 +261,13 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
                 .iter()
                 .map(|s| Seat::parse(s).map_err(|e| anyhow!(e)))
                 .collect::<Result<_>>()?;
-            run_match(pos, &seats, &names, games, random_plies, seed, max_rounds)?;
+            let rules = MatchRules {
+                games,
+                random_plies,
+                seed,
+                max_rounds,
+            };
+            print_match(pos, &seats, &names, rules)?;
         }
     }
     Ok(())
@@ -276,19 +304,6 @@ fn show(pos: &Position) -> std::io::Result<()> {
         pos.to_move(),
         rows.join(", ")
     )
-}
-
-fn parse_move(pos: &Position, text: &str) -> Result<Move> {
-    let (f, t) = text
-        .split_once('-')
-        .ok_or_else(|| anyhow!("a move is written from-to, e.g. d4-e5"))?;
-    let from = Hole::parse(f).ok_or_else(|| anyhow!("no hole {f:?} (rows a-q, places from 1)"))?;
-    let to = Hole::parse(t).ok_or_else(|| anyhow!("no hole {t:?} (rows a-q, places from 1)"))?;
-    let mv = Move { from, to };
-    if !pos.is_legal(mv) {
-        bail!("{mv} is not a legal move for {}", pos.to_move());
-    }
-    Ok(mv)
 }
 
 fn play(start: Position, limit: Limit, human: &str) -> Result<()> {
@@ -330,7 +345,7 @@ fn play(start: Position, limit: Limit, human: &str) -> Result<()> {
                         let all: Vec<String> = legal.iter().map(|m| m.to_string()).collect();
                         out!("{}", all.join(" "))?;
                     }
-                    _ => match parse_move(&game.pos, line) {
+                    _ => match Move::parse(&game.pos, line) {
                         Ok(mv) => break mv,
                         Err(e) => out!("{e}")?,
                     },
@@ -365,7 +380,7 @@ fn play(start: Position, limit: Limit, human: &str) -> Result<()> {
     Ok(())
 }
 
-fn solve(pos: &Position, width: usize) -> Result<()> {
+fn solve(pos: &Position, width: usize, proof: Option<ProofLimits>) -> Result<()> {
     let me = pos.to_move();
     let mine = pos.pieces(me);
     let goal = me.opposite().holes();
@@ -389,10 +404,23 @@ fn solve(pos: &Position, width: usize) -> Result<()> {
         );
     }
     let start = Instant::now();
-    let Some(moves) = beam(&puzzle, width.max(1), 80) else {
+    let Some(mut moves) = beam(&puzzle, width.max(1), 80) else {
         bail!("no line found within 80 moves at width {width}");
     };
     let secs = start.elapsed().as_secs_f64();
+    let mut proved = None;
+    if let Some(limits) = proof {
+        // Only the lines shorter than the one in hand need searching.
+        let limits = ProofLimits {
+            max_moves: moves.len() as u32 - 1,
+            ..limits
+        };
+        let p = prove(&puzzle, limits);
+        if let Some(shorter) = p.line.clone() {
+            moves = shorter;
+        }
+        proved = Some(p);
+    }
     let end = replay(&puzzle, &moves).map_err(|i| anyhow!("move {} does not replay", i + 1))?;
     debug_assert_eq!(end, goal);
     for (i, mv) in moves.iter().enumerate() {
@@ -400,81 +428,71 @@ fn solve(pos: &Position, width: usize) -> Result<()> {
     }
     out!("moves {}", moves.len())?;
     out!("seconds {secs:.3}")?;
+    let Some(p) = proved else {
+        return Ok(());
+    };
+    out!("proof: lower bound at the start {}", p.start_bound)?;
+    for (threshold, nodes) in &p.iterations {
+        out!("proof: no line of {threshold} moves or fewer, {nodes} positions")?;
+    }
+    let shortest = p
+        .no_line_within
+        .is_some_and(|n| n + 1 >= moves.len() as u32);
+    if shortest {
+        out!("no shorter line exists")?;
+    } else {
+        match p.no_line_within {
+            Some(n) => out!(
+                "stopped: no line of {n} moves or fewer exists; {} to {} not searched",
+                n + 1,
+                moves.len() - 1
+            )?,
+            None => out!("stopped before the first iteration completed")?,
+        }
+    }
+    out!(
+        "proof: positions {} stored {} table {} MB seconds {:.3}",
+        p.nodes,
+        p.stored,
+        p.table_bytes >> 20,
+        p.elapsed.as_secs_f64()
+    )?;
     Ok(())
 }
 
-fn run_match(
-    start: Position,
-    seats: &[Seat],
-    specs: &[String],
-    games: usize,
-    random_plies: usize,
-    seed: u64,
-    max_rounds: u16,
-) -> Result<()> {
-    if seats.is_empty() {
-        bail!("--seats is empty");
-    }
-    let camps: Vec<_> = start.seats().collect();
-    let n = camps.len();
-    if n < 2 {
-        bail!("a match needs at least two players");
-    }
-    // One score line per seat spec: points, wins, places summed, forfeits.
-    let mut points = vec![0u32; seats.len()];
-    let mut wins = vec![0u32; seats.len()];
-    let mut place_sum = vec![0usize; seats.len()];
-    let mut forfeits = vec![0u32; seats.len()];
-    let mut rng = Rng(seed);
-    let mut opening = Vec::new();
-    for g in 0..games {
-        if g % n == 0 {
-            opening = random_opening(start, random_plies, &mut rng);
-        }
-        let shift = g % n;
-        // Seat spec for the i-th player of this game.
-        let table: Vec<usize> = (0..n).map(|i| (i + shift) % seats.len()).collect();
-        let playing: Vec<Seat> = table.iter().map(|&k| seats[k]).collect();
-        let game = play_game(start, &opening, &playing, max_rounds);
-        let adjudicated = !game.pos.is_over();
-        let standings = game.standings(adjudicated);
-        let mut line = format!("game {} rounds {}", g + 1, game.pos.round());
-        if adjudicated {
+fn print_match(start: Position, seats: &[Seat], specs: &[String], rules: MatchRules) -> Result<()> {
+    let mut played = 0;
+    let mut failed = None;
+    let tally = run_match(start, seats, rules, &mut |game| {
+        played += 1;
+        let mut line = format!("game {played} rounds {}", game.rounds);
+        if game.adjudicated {
             line.push_str(" adjudicated");
         }
-        for s in &standings {
-            let i = camps.iter().position(|&c| c == s.camp).expect("seated");
-            let k = table[i];
-            points[k] += s.points;
-            place_sum[k] += s.place;
-            if s.points == 2 {
-                wins[k] += 1;
-            }
-            if s.forfeited {
-                forfeits[k] += 1;
-            }
+        for (s, k) in &game.results {
             line.push_str(&format!(
                 " | {} {} place {} points {}",
-                s.camp, specs[k], s.place, s.points
+                s.camp, specs[*k], s.place, s.points
             ));
         }
-        out!("{line}")?;
+        if let Err(e) = out!("{line}") {
+            failed.get_or_insert(e);
+        }
+    })
+    .map_err(|e| anyhow!(e))?;
+    if let Some(e) = failed {
+        return Err(e.into());
     }
-    // A spec may fill several seats of a game; tally per spec.
-    for k in 0..seats.len() {
-        let seats_played = (0..games)
-            .map(|g| (0..n).filter(|i| (i + g % n) % seats.len() == k).count())
-            .sum::<usize>()
-            .max(1);
+    for (k, t) in tally.iter().enumerate() {
         out!(
             "seat {} {}: points {} wins {} of {} forfeits {} mean place {:.2}",
             k + 1,
             specs[k],
-            points[k],
-            wins[k],
-            seats_played,
-            forfeits[k],
-            place_sum[k] as f64 / seats_played as f64
+            t.points,
+            t.wins,
+            t.seats_played,
+            t.forfeits,
+            f64::from(t.place_sum) / f64::from(t.seats_played.max(1))
         )?;
     }
     Ok(())

@@ -2,8 +2,9 @@
 //! binary), a JSON API that reads positions, moves and PDN, and a WebSocket that pushes the
 //! engine's lines as they grow. The page holds the game as a start position and a list of moves;
 //! every request carries them, so the server keeps no game of its own and the rules decide each
-//! answer.
+//! answer. The Chinese checkers page (`/chinese`) works the same way with its own API.
 
+pub mod chinese;
 pub mod live;
 pub mod pdn_io;
 pub mod view;
@@ -25,6 +26,8 @@ use tokio::sync::Semaphore;
 const INDEX_HTML: &str = include_str!("page/index.html");
 const APP_JS: &str = include_str!("page/app.js");
 const STYLE_CSS: &str = include_str!("page/style.css");
+const CHINESE_HTML: &str = include_str!("page/chinese.html");
+const CHINESE_JS: &str = include_str!("page/chinese.js");
 
 /// Largest request body (a PDN file, a game): 1 MiB; larger ones get 413.
 pub const MAX_BODY: usize = 1 << 20;
@@ -94,6 +97,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/pdn/read", post(pdn_read))
         .route("/api/pdn/write", post(pdn_write))
         .route("/api/variants", get(variants))
+        .route("/api/chinese/game", post(chinese_game))
+        .route("/api/chinese/engine", post(chinese_engine))
         .layer(middleware::from_fn_with_state(Arc::clone(&state), limit));
     Router::new()
         .route(
@@ -103,6 +108,14 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route(
             "/app.js",
             get(|| async { page(APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/chinese",
+            get(|| async { page(CHINESE_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/chinese.js",
+            get(|| async { page(CHINESE_JS, "text/javascript; charset=utf-8") }),
         )
         .route(
             "/style.css",
@@ -164,6 +177,30 @@ async fn game(body: axum::body::Bytes) -> Response {
     match spec.view() {
         Ok(v) => Json(v).into_response(),
         Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, format!("{e:#}")),
+    }
+}
+
+async fn chinese_game(body: axum::body::Bytes) -> Response {
+    let spec: chinese::ChineseSpec = match json_body(&body) {
+        Ok(s) => s,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    match spec.view() {
+        Ok(v) => Json(v).into_response(),
+        Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, format!("{e:#}")),
+    }
+}
+
+async fn chinese_engine(body: axum::body::Bytes) -> Response {
+    let spec: chinese::EngineSpec = match json_body(&body) {
+        Ok(s) => s,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    // The search blocks for up to its time: off the runtime's threads.
+    match tokio::task::spawn_blocking(move || spec.search()).await {
+        Ok(Ok(m)) => Json(m).into_response(),
+        Ok(Err(e)) => error(StatusCode::UNPROCESSABLE_ENTITY, format!("{e:#}")),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
 

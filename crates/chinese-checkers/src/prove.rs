@@ -1,0 +1,413 @@
+//! Proof of optimality for the solitaire: iterative-deepening A* (IDA*) with an admissible lower
+//! bound on the moves still needed, a transposition table of learned bounds, and the left-right
+//! mirror folded into the table's key.
+//!
+//! The bound is the largest of four counts, each of which no line can beat:
+//! - **The front.** A piece lands at most one row beyond the furthest hole occupied before the
+//!   move (a step gains one row; a hop lands one row beyond the piece it passes), so the front
+//!   (the furthest row of pieces and obstacles) advances at most one row a move. For each row
+//!   `t`, the front must first reach `t - 1` (moves that put no piece on row `t` or beyond) and
+//!   then each piece still missing at `t` or beyond needs a move of its own.
+//! - **The rear.** Moves are reversible, so the same count holds backwards from the goal with the
+//!   rearmost row: a straggler needs the others to come back and form a bridge.
+//! - **Pieces off the goal.** Each needs at least one move.
+//! - **Hop classes.** A hop keeps a piece on the same class of holes (both axial coordinates
+//!   modulo 2); only a step changes it, one piece at a time. Pieces in a class beyond what the
+//!   goal holds of it each need a step.
+//!
+//! Each IDA* iteration with threshold `T` that finds no line proves that no line of `T` moves or
+//! fewer exists; the table keeps, for each position met, the best lower bound learned so far
+//! (the least `1 + bound` over its children once all have failed), which stays valid across
+//! iterations.
+
+use std::time::{Duration, Instant};
+
+use crate::board::{Hole, Holes, HOLES};
+use crate::movegen::destinations;
+use crate::solve::{move_between, Puzzle};
+use crate::Move;
+
+/// Rows run from -8 to 8 along the puzzle's axis; index `row + 8`.
+const ROWS: usize = 17;
+
+/// Tables the bound reads, for one puzzle.
+struct Bounds {
+    row: [i8; HOLES],
+    class: [u8; HOLES],
+    /// The mirror that keeps the axis, hole by hole; `None` when the puzzle is not symmetric.
+    mirror: Option<[u8; HOLES]>,
+    goal: u128,
+    /// Goal pieces at each row and beyond (`at_or_above[i]` for row `i - 8`).
+    goal_at_or_above: [i32; ROWS + 1],
+    /// Goal pieces at each row and below.
+    goal_at_or_below: [i32; ROWS],
+    goal_class: [i32; 4],
+    goal_rear: i32,
+    obstacle_front: i32,
+    obstacle_rear: i32,
+    long_hop: bool,
+}
+
+impl Bounds {
+    fn new(puzzle: &Puzzle) -> Bounds {
+        let mut row = [0i8; HOLES];
+        let mut class = [0u8; HOLES];
+        for (i, (r, c)) in row.iter_mut().zip(class.iter_mut()).enumerate() {
+            let h = Hole::new(i).expect("hole index");
+            *r = puzzle.camp.forward(h);
+            let (q, rr, _) = h.cube();
+            *c = (q.rem_euclid(2) * 2 + rr.rem_euclid(2)) as u8;
+        }
+        let mirror = {
+            let mut m = [0u8; HOLES];
+            for (i, slot) in m.iter_mut().enumerate() {
+                let (q, r, s) = Hole::new(i).expect("hole index").cube();
+                // Keep the axis coordinate, swap the other two.
+                let (q2, r2) = match puzzle.camp.index() % 3 {
+                    0 => (s, r),
+                    1 => (r, q),
+                    _ => (q, s),
+                };
+                *slot = Hole::at(q2, r2)
+                    .expect("the star is mirror-symmetric")
+                    .index() as u8;
+            }
+            let map = |set: u128| apply(&m, set);
+            let symmetric = map(puzzle.start.0) == puzzle.start.0
+                && map(puzzle.goal.0) == puzzle.goal.0
+                && map(puzzle.obstacles.0) == puzzle.obstacles.0;
+            symmetric.then_some(m)
+        };
+        let mut goal_rows = [0i32; ROWS];
+        let mut goal_class = [0i32; 4];
+        for h in puzzle.goal.iter() {
+            goal_rows[(row[h.index()] + 8) as usize] += 1;
+            goal_class[class[h.index()] as usize] += 1;
+        }
+        let mut goal_at_or_above = [0i32; ROWS + 1];
+        for i in (0..ROWS).rev() {
+            goal_at_or_above[i] = goal_at_or_above[i + 1] + goal_rows[i];
+        }
+        let mut goal_at_or_below = [0i32; ROWS];
+        let mut acc = 0;
+        for i in 0..ROWS {
+            acc += goal_rows[i];
+            goal_at_or_below[i] = acc;
+        }
+        let rows_of = |set: Holes| set.iter().map(|h| i32::from(row[h.index()]));
+        Bounds {
+            goal_rear: rows_of(puzzle.goal).min().unwrap_or(8),
+            obstacle_front: rows_of(puzzle.obstacles).max().unwrap_or(-9),
+            obstacle_rear: rows_of(puzzle.obstacles).min().unwrap_or(9),
+            row,
+            class,
+            mirror,
+            goal: puzzle.goal.0,
+            goal_at_or_above,
+            goal_at_or_below,
+            goal_class,
+            long_hop: puzzle.long_hop,
+        }
+    }
+
+    /// The key of a position in the table: the smaller of it and its mirror image.
+    fn key(&self, pieces: u128) -> u128 {
+        match &self.mirror {
+            Some(m) => pieces.min(apply(m, pieces)),
+            None => pieces,
+        }
+    }
+
+    /// A lower bound on the moves from `pieces` to the goal (see the module text).
+    fn lower_bound(&self, pieces: u128) -> i32 {
+        let mut rows = [0i32; ROWS];
+        let mut off_goal_rows = [0i32; ROWS];
+        let mut empty_goal_rows = [0i32; ROWS];
+        let mut class = [0i32; 4];
+        let mut front = self.obstacle_front;
+        for h in Holes(pieces).iter() {
+            let i = h.index();
+            let r = i32::from(self.row[i]);
+            rows[(r + 8) as usize] += 1;
+            class[self.class[i] as usize] += 1;
+            front = front.max(r);
+        }
+        for h in Holes(pieces & !self.goal).iter() {
+            off_goal_rows[(i32::from(self.row[h.index()]) + 8) as usize] += 1;
+        }
+        for h in Holes(self.goal & !pieces).iter() {
+            empty_goal_rows[(i32::from(self.row[h.index()]) + 8) as usize] += 1;
+        }
+        let off_goal = (pieces & !self.goal).count_ones() as i32;
+        let mut best = off_goal;
+        let classes: i32 = (0..4).map(|c| (class[c] - self.goal_class[c]).max(0)).sum();
+        best = best.max(classes);
+        if self.long_hop {
+            // A long hop lands any distance beyond the piece it passes: no front or rear count.
+            return best;
+        }
+        // Front: pieces at row t or beyond. Besides the pieces missing there, each piece there
+        // off the goal needs a move that does not bring a new piece to row t.
+        let (mut at_or_above, mut off_above) = (0, 0);
+        for i in (0..ROWS).rev() {
+            at_or_above += rows[i];
+            off_above += off_goal_rows[i];
+            let t = i as i32 - 8;
+            let missing = (self.goal_at_or_above[i] - at_or_above).max(0);
+            if missing > 0 {
+                best = best.max((t - 1 - front).max(0) + missing + off_above);
+            }
+        }
+        // Rear, the same count backwards from the goal: pieces at row u or below.
+        let goal_rear = self.goal_rear.min(self.obstacle_rear);
+        let (mut at_or_below, mut empty_below) = (0, 0);
+        for i in 0..ROWS {
+            at_or_below += rows[i];
+            empty_below += empty_goal_rows[i];
+            let u = i as i32 - 8;
+            let extra = (at_or_below - self.goal_at_or_below[i]).max(0);
+            if extra > 0 {
+                best = best.max((goal_rear - 1 - u).max(0) + extra + empty_below);
+            }
+        }
+        best
+    }
+}
+
+fn apply(map: &[u8; HOLES], set: u128) -> u128 {
+    let mut out = 0u128;
+    for h in Holes(set).iter() {
+        out |= 1u128 << map[h.index()];
+    }
+    out
+}
+
+/// A lower bound on the moves the puzzle still needs from `pieces` (exposed for tests).
+pub fn lower_bound(puzzle: &Puzzle, pieces: Holes) -> u32 {
+    Bounds::new(puzzle).lower_bound(pieces.0) as u32
+}
+
+/// A fixed-size table of learned lower bounds, keyed by the whole (mirror-folded) position, so
+/// that a hit is never a collision: every bound it returns is proven.
+struct Table {
+    keys: Vec<u128>,
+    bounds: Vec<u8>,
+    shift: u32,
+    stored: u64,
+}
+
+impl Table {
+    fn new(megabytes: usize) -> Table {
+        let entries = (megabytes.max(1) << 20) / 17;
+        let size = entries.next_power_of_two() / 2;
+        let size = size.max(1024);
+        Table {
+            keys: vec![0; size],
+            bounds: vec![0; size],
+            shift: 64 - size.trailing_zeros(),
+            stored: 0,
+        }
+    }
+    fn bytes(&self) -> usize {
+        self.keys.len() * 17
+    }
+    fn slot(&self, key: u128) -> usize {
+        // The top bits of the product depend on every bit of the key.
+        let h =
+            (key as u64 ^ ((key >> 64) as u64).rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (h >> self.shift) as usize
+    }
+    fn get(&self, key: u128) -> u8 {
+        let i = self.slot(key);
+        if self.keys[i] == key {
+            self.bounds[i]
+        } else {
+            0
+        }
+    }
+    fn put(&mut self, key: u128, bound: u8) {
+        let i = self.slot(key);
+        if self.keys[i] != key {
+            self.stored += 1;
+        }
+        self.keys[i] = key;
+        self.bounds[i] = bound;
+    }
+}
+
+/// What a proof search found.
+#[derive(Clone, Debug)]
+pub struct Proof {
+    /// A shortest line, if one was found within the limits.
+    pub line: Option<Vec<Move>>,
+    /// No line of this many moves or fewer exists (proved by the bound at the start and the
+    /// iterations completed); `None` if the start is the goal.
+    pub no_line_within: Option<u32>,
+    /// The lower bound at the start position.
+    pub start_bound: u32,
+    /// Positions searched, over all iterations.
+    pub nodes: u64,
+    /// Positions stored in the table.
+    pub stored: u64,
+    /// Size of the table in bytes.
+    pub table_bytes: usize,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// One line per completed iteration: threshold, nodes of that iteration.
+    pub iterations: Vec<(u32, u64)>,
+}
+
+/// Limits of a proof search.
+#[derive(Copy, Clone, Debug)]
+pub struct ProofLimits {
+    /// Stop after this many positions.
+    pub max_nodes: u64,
+    /// Table size in megabytes.
+    pub table_mb: usize,
+    /// Stop looking beyond this many moves (a known line's length: proving that nothing
+    /// shorter exists needs only the iterations below it).
+    pub max_moves: u32,
+}
+
+enum Outcome {
+    Found,
+    Bound(i32),
+    Stopped,
+}
+
+struct Ida<'a> {
+    puzzle: &'a Puzzle,
+    bounds: Bounds,
+    table: Table,
+    nodes: u64,
+    max_nodes: u64,
+    path: Vec<u128>,
+    kids: Vec<Vec<(i32, u128)>>,
+}
+
+impl Ida<'_> {
+    fn search(&mut self, pieces: u128, g: i32, threshold: i32) -> Outcome {
+        self.nodes += 1;
+        if self.nodes > self.max_nodes {
+            return Outcome::Stopped;
+        }
+        if pieces == self.bounds.goal {
+            return Outcome::Found;
+        }
+        let key = self.bounds.key(pieces);
+        let h = self
+            .bounds
+            .lower_bound(pieces)
+            .max(i32::from(self.table.get(key)));
+        if g + h > threshold {
+            return Outcome::Bound(h);
+        }
+        let depth = g as usize;
+        if self.kids.len() <= depth {
+            self.kids.push(Vec::new());
+        }
+        let mut kids = std::mem::take(&mut self.kids[depth]);
+        kids.clear();
+        let occ = Holes(pieces | self.puzzle.obstacles.0);
+        for from in Holes(pieces).iter() {
+            for to in destinations(occ, from, self.puzzle.long_hop).iter() {
+                let child = pieces ^ from.bit().0 ^ to.bit().0;
+                kids.push((self.bounds.lower_bound(child), child));
+            }
+        }
+        // Nearest first, so the last iteration meets a line early.
+        kids.sort_unstable_by_key(|&(b, c)| (b, c));
+        let mut best = i32::MAX;
+        let mut outcome = None;
+        for &(_, child) in &kids {
+            self.path.push(child);
+            match self.search(child, g + 1, threshold) {
+                Outcome::Found => {
+                    outcome = Some(Outcome::Found);
+                    break;
+                }
+                Outcome::Stopped => {
+                    self.path.pop();
+                    outcome = Some(Outcome::Stopped);
+                    break;
+                }
+                Outcome::Bound(b) => best = best.min(b.saturating_add(1)),
+            }
+            self.path.pop();
+        }
+        self.kids[depth] = kids;
+        if let Some(o) = outcome {
+            return o;
+        }
+        // Every child failed: the least of their bounds plus one is a proven bound here.
+        let learned = best.max(h).min(i32::from(u8::MAX));
+        self.table.put(key, learned as u8);
+        Outcome::Bound(learned)
+    }
+}
+
+/// Proves the length of the shortest line by IDA*: iterations with a rising threshold, each
+/// searching every line within it; the first that reaches the goal gives a shortest line.
+pub fn prove(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
+    let began = Instant::now();
+    let bounds = Bounds::new(puzzle);
+    let start_bound = bounds.lower_bound(puzzle.start.0);
+    let mut ida = Ida {
+        puzzle,
+        bounds,
+        table: Table::new(limits.table_mb),
+        nodes: 0,
+        max_nodes: limits.max_nodes,
+        path: Vec::new(),
+        kids: Vec::new(),
+    };
+    let mut proof = Proof {
+        line: None,
+        // The bound itself proves that much.
+        no_line_within: (start_bound as u32).checked_sub(1),
+        start_bound: start_bound as u32,
+        nodes: 0,
+        stored: 0,
+        table_bytes: ida.table.bytes(),
+        elapsed: Duration::ZERO,
+        iterations: Vec::new(),
+    };
+    let mut threshold = start_bound;
+    loop {
+        if threshold > limits.max_moves as i32 {
+            break;
+        }
+        let before = ida.nodes;
+        ida.path.clear();
+        match ida.search(puzzle.start.0, 0, threshold) {
+            Outcome::Found => {
+                let mut moves = Vec::with_capacity(ida.path.len());
+                let mut at = puzzle.start.0;
+                for &next in &ida.path {
+                    moves.push(move_between(at, next));
+                    at = next;
+                }
+                if threshold > 0 {
+                    proof.no_line_within = Some(moves.len() as u32 - 1);
+                }
+                proof.line = Some(moves);
+                break;
+            }
+            Outcome::Stopped => break,
+            Outcome::Bound(b) => {
+                proof
+                    .iterations
+                    .push((threshold as u32, ida.nodes - before));
+                proof.no_line_within = Some(b as u32 - 1);
+                if b == i32::from(u8::MAX) {
+                    break;
+                }
+                threshold = b;
+            }
+        }
+    }
+    proof.nodes = ida.nodes;
+    proof.stored = ida.table.stored;
+    proof.elapsed = began.elapsed();
+    proof
+}
