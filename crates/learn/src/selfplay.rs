@@ -90,10 +90,7 @@ impl Settings {
 pub fn eval_id(eval: &Eval) -> String {
     match eval {
         Eval::Hand => "hand".to_owned(),
-        Eval::Learned(w) => format!(
-            "learned {:016x}",
-            kroon_rules::hash::fnv1a(&w.to_bytes())
-        ),
+        Eval::Learned(w) => format!("learned {:016x}", kroon_rules::hash::fnv1a(&w.to_bytes())),
     }
 }
 
