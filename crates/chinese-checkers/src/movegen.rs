@@ -175,6 +175,16 @@ mod tests {
         assert_eq!(chain, [from, at(2, 0), at(4, 0)]);
         let step = path(occupied, Move { from, to: at(0, 1) }, false).unwrap();
         assert_eq!(step, [from, at(0, 1)]);
-        assert_eq!(path(occupied, Move { from, to: at(-2, 0) }, false), None);
+        assert_eq!(
+            path(
+                occupied,
+                Move {
+                    from,
+                    to: at(-2, 0)
+                },
+                false
+            ),
+            None
+        );
     }
 }
