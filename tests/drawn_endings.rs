@@ -24,7 +24,7 @@ impl kroon_search::EndgameTables for SearchProbe {
     }
 
     fn probe(&self, pos: &Position) -> Option<TableProbe> {
-        let p = self.0.probe_quiet(pos)?;
+        let p = self.0.probe(pos)?;
         let value = match p.value {
             Value::Win(_) => TableValue::Win,
             Value::Draw => TableValue::Draw,
