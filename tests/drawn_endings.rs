@@ -10,6 +10,7 @@
 //! Not part of the suite: it plays whole games at 40,000 nodes a move.
 
 use kroon_egdb::{build, Material, Tables, Value};
+use kroon_rules::hash::SplitMix64;
 use kroon_rules::{Colour, Game, Outcome, Position, Variant};
 use kroon_search::{Engine, Limits, SearchRequest, TableProbe, TableValue};
 use std::sync::Arc;
@@ -46,28 +47,11 @@ const NODES: u64 = 40_000;
 /// Plies after which a game is stopped (a draw in fact: neither side can win any more).
 const PLIES: usize = 120;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// A random position of `material` (strong side's kings and men against a lone king), with
 /// `strong` the strong side's colour and `turn` to move; `None` when the draw puts a man on its
 /// crowning row or a capture is pending.
 fn random_ending(
-    rng: &mut Rng,
+    rng: &mut SplitMix64,
     kings: u32,
     men: u32,
     strong: Colour,
@@ -132,7 +116,7 @@ fn kroon_loses_no_drawn_ending_to_an_opponent_that_plays_on() {
     .expect("build the tables of the endings");
     let tables = Tables::open(&dir).unwrap();
 
-    let mut rng = Rng(0x4b72_6f6f_6e21);
+    let mut rng = SplitMix64(0x4b72_6f6f_6e21);
     let shapes = [(3, 0), (2, 1), (1, 2), (2, 0), (1, 1)];
     let mut kroon_engine = Engine::new(1, 16);
     kroon_engine.set_tables(Some(Arc::new(SearchProbe(Tables::open(&dir).unwrap()))));

@@ -322,11 +322,11 @@ fn handicapped(mut result: SearchResult, handicap: u8, seed: u64) -> SearchResul
     if h == 0 {
         return result;
     }
-    let mut rng = SplitMix(seed);
+    let mut rng = kroon_rules::hash::SplitMix64(seed);
     let lost = |s: i32| is_decisive(s) && s < 0;
     // A proven loss is never chosen, unless every line is one.
     let not_lost = |s: i32| !lost(s) || lost(best);
-    let blunder = rng.next() % 100 < BLUNDER_PERCENT[h];
+    let blunder = rng.next_u64() % 100 < BLUNDER_PERCENT[h];
     let candidates: Vec<usize> = result
         .lines
         .iter()
@@ -337,26 +337,13 @@ fn handicapped(mut result: SearchResult, handicap: u8, seed: u64) -> SearchResul
     if candidates.is_empty() {
         return result;
     }
-    let pick = candidates[(rng.next() % candidates.len() as u64) as usize];
+    let pick = candidates[(rng.next_u64() % candidates.len() as u64) as usize];
     let line = result.lines[pick].clone();
     result.best = line.pv.first().copied();
     result.ponder = line.pv.get(1).copied();
     result.score = line.score;
     result.pv = line.pv;
     result
-}
-
-/// SplitMix64: a few lines of well-mixed random numbers, enough to vary a handicapped move.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 /// The draw rules a search of `game` leaves out: those the game waives, and a counting rule or a
