@@ -7,7 +7,8 @@
 //! the opponent without them.
 //!
 //! `KROON_DRAWN_ENDINGS=N` plays N games (default 10); `scripts/drawn-endings.sh` plays 100.
-//! Not part of the suite: it plays whole games at 40,000 nodes a move.
+//! The games are not part of the suite (whole games at 40,000 nodes a move); the one-position
+//! test below is.
 
 use kroon_egdb::{build, Material, Tables, Value};
 use kroon_rules::hash::SplitMix64;
@@ -195,4 +196,55 @@ fn kroon_loses_no_drawn_ending_to_an_opponent_that_plays_on() {
     }
     std::fs::remove_dir_all(&dir).ok();
     println!("{played} drawn endings played, {claims} draw claims played on, none lost");
+}
+
+#[test]
+fn the_end_of_a_count_does_not_hide_a_table_loss_behind_it() {
+    // Three kings against a king off the long diagonal, White to move: 2-8, 2-30 and 2-35 hold the
+    // draw, 2-7 and 2-16 lose to a king sacrifice. With the count about to run out (or run out),
+    // every move "draws" by Kroon's count, but an opponent that counts otherwise plays on, so
+    // Kroon must still pick a move the tables call drawn. A position Kroon once lost that way.
+    let dir = std::env::temp_dir().join(format!("kroon-count-end-{}", std::process::id()));
+    let wanted: Vec<Material> = vec!["3K-1K".parse().unwrap()];
+    build::build(
+        &build::Plan::materials(&wanted),
+        &dir,
+        &build::Options::default(),
+        &|_| {},
+    )
+    .expect("build the tables of the ending");
+    let tables = Tables::open(&dir).unwrap();
+    let mut engine = Engine::new(1, 8);
+    engine.set_tables(Some(Arc::new(SearchProbe(Tables::open(&dir).unwrap()))));
+    let pos = kroon_rules::parse_fen("W:WK2:BK23,K27,K33", Variant::International).unwrap();
+    let losing: Vec<_> = pos
+        .legal_moves()
+        .into_iter()
+        .filter(|m| matches!(tables.probe(&pos.play(m)).unwrap().value, Value::Win(_)))
+        .copied()
+        .collect();
+    assert!(
+        !losing.is_empty() && losing.len() < pos.legal_moves().len(),
+        "a real choice"
+    );
+    let rule = kroon_rules::endgame_rule(&pos).expect("an endgame rule");
+    for plies in [
+        rule.plies() - 2,
+        rule.plies() - 1,
+        rule.plies(),
+        rule.plies() + 5,
+    ] {
+        let req = SearchRequest {
+            game: Game::resume(pos, 0, plies),
+            limits: Limits::Nodes(40_000),
+            ponder: false,
+        };
+        let best = engine.search(&req, &|_| {}).best.expect("a move");
+        assert!(
+            !losing.contains(&best),
+            "after {plies} plies of the count: {} loses",
+            kroon_rules::notation::long(&best, Variant::International)
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

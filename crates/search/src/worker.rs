@@ -468,7 +468,20 @@ impl<'a> Worker<'a> {
     /// pending here played out (the evaluation would not do: it rightly rates most of these
     /// endings as draws whatever the material), is squeezed into a few centi-men, so that all
     /// these lines stay draws for everything else the search compares.
+    ///
+    /// Where the tables know the position, their verdict is that score instead: a table loss
+    /// behind the end of the count is what the other side wins by playing on, whatever the
+    /// material says (three kings against a king off the long diagonal lose no piece).
     fn count_end_score(&self, pos: &Position) -> i32 {
+        if pos.all().count() <= self.table_pieces {
+            if let Some(probe) = self.tables.as_ref().and_then(|t| t.probe(pos)) {
+                return match probe.value {
+                    TableValue::Win => COUNT_END_BAND,
+                    TableValue::Draw => 0,
+                    TableValue::Loss => -COUNT_END_BAND,
+                };
+            }
+        }
         let side = if pos.turn() == Colour::White { 1 } else { -1 };
         let gained = side * (material(pos) - self.root_material) + capture_swing(pos, 0);
         (gained * COUNT_END_UNIT).clamp(-COUNT_END_BAND, COUNT_END_BAND)
