@@ -675,6 +675,27 @@ fn pydraughts_hub_engine_plays_a_whole_game_in_every_variant() {
     }
 }
 
+/// The calls pydraughts' own engine tests make on a Hub engine (tests/interop/
+/// hub_pydraughts_engine_suite.py says which), through pydraughts' `HubEngine`.
+#[test]
+fn pydraughts_engine_suite_calls_are_answered() {
+    if !pydraughts::available("pydraughts_engine_suite_calls_are_answered") {
+        return;
+    }
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/interop/hub_pydraughts_engine_suite.py"
+    );
+    let out = Command::new("python3")
+        .args([script, env!("CARGO_BIN_EXE_kroon")])
+        .output()
+        .expect("python3 must be installed (with pydraughts)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("all answered"), "{stdout}");
+}
+
 #[test]
 fn every_variant_plays_a_whole_game_against_itself() {
     for variant in Variant::ALL {
@@ -942,4 +963,95 @@ fn negative_clocks_and_moves_zero_read_as_scan() {
     let (lines, _) = hub.search(START, "moves=0 time=3 inc=0.1", "think");
     assert!(lines.iter().all(|l| !l.starts_with("error")), "{lines:?}");
     check_done(lines.last().unwrap(), &start(), true);
+}
+
+/// draughtsnet's playing levels 1-8: (handicap, depth, move time in ms), sent as `level handicap=`
+/// (when above 0), `level depth=`, `level move-time=` before `go think`.
+const DRAUGHTSNET_LEVELS: [(u32, u32, u32); 8] = [
+    (3, 2, 50),
+    (3, 3, 100),
+    (3, 4, 150),
+    (2, 5, 200),
+    (2, 6, 300),
+    (1, 8, 400),
+    (0, 11, 500),
+    (0, 18, 1000),
+];
+
+#[test]
+fn draughtsnet_frisian_game_and_its_analysis_replay_whole() {
+    // draughtsnet's start-up (its options, then `init`), then a frisian game played move by move
+    // as its move jobs ask (`new-game`, the start position with every move so far, the level),
+    // then the game analysed as its analysis jobs do: the variant set again, the Stockfish-style
+    // options and `ucinewgame` it sends to every engine (unknown to the Hub: ignored, never
+    // fatal), and each ply from the last to the first searched to a node target.
+    let mut hub = Hub::ready_with(&[("threads", "1"), ("tt-size", "24"), ("variant", "frisian")]);
+    let mut pos = parse_hub(START, Variant::Frisian).unwrap();
+    let mut moves: Vec<String> = Vec::new();
+    for ply in 0..24 {
+        // Levels 1 to 5 (the quick ones), in turn.
+        let (handicap, depth, ms) = DRAUGHTSNET_LEVELS[ply % 5];
+        hub.send("new-game");
+        if moves.is_empty() {
+            hub.send(&format!("pos pos={START}"));
+        } else {
+            hub.send(&format!("pos pos={START} moves=\"{}\"", moves.join(" ")));
+        }
+        if handicap > 0 {
+            hub.send(&format!("level handicap={handicap}"));
+        }
+        hub.send(&format!("level depth={depth}"));
+        hub.send(&format!("level move-time={}", f64::from(ms) / 1000.0));
+        hub.send("go think");
+        let lines = hub.until("done", LONG);
+        assert!(
+            lines.iter().all(|l| !l.starts_with("error")),
+            "ply {ply}: {lines:?}"
+        );
+        let want = !pos.legal_moves().is_empty();
+        let Some(mv) = check_done(lines.last().unwrap(), &pos, want) else {
+            break;
+        };
+        moves.push(write_move(&mv, Variant::Frisian));
+        pos = pos.play(&mv);
+    }
+    assert!(moves.len() >= 10, "a game of some length: {moves:?}");
+
+    hub.send("set-param name=variant value=frisian");
+    hub.send("set-param name=Skill Level value=20");
+    hub.send("set-param name=UCI_AnalyseMode value=true");
+    hub.send("ucinewgame");
+    hub.ping();
+    let start = parse_hub(START, Variant::Frisian).unwrap();
+    for ply in (0..=moves.len()).rev() {
+        let mut at = start;
+        for text in &moves[..ply] {
+            let mv = read_move(&at, text).unwrap();
+            at = at.play(&mv);
+        }
+        if ply == 0 {
+            hub.send(&format!("pos pos={START}"));
+        } else {
+            hub.send(&format!(
+                "pos pos={START} moves=\"{}\"",
+                moves[..ply].join(" ")
+            ));
+        }
+        hub.send("level move-time=4000");
+        hub.send("go analyze");
+        let mut stopped = false;
+        loop {
+            let line = hub.recv();
+            if line.starts_with("done") {
+                check_done(&line, &at, !at.legal_moves().is_empty());
+                break;
+            }
+            assert!(line.starts_with("info "), "ply {ply}: {line}");
+            let nodes: u64 = info_value(&line, "nodes").map_or(0, |n| n.parse().unwrap());
+            if !stopped && nodes >= 5_000 {
+                hub.send("stop");
+                stopped = true;
+            }
+        }
+    }
 }

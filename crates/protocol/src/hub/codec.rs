@@ -482,13 +482,15 @@ pub fn parse(line: &str) -> Result<HubCommand, HubError> {
             value: require(&t, "set-param", "value")?.to_owned(),
         },
         "pos" => HubCommand::Pos {
-            // The last of `pos=` and `start` counts, as Scan reads them in turn.
+            // The last of `pos=` and `start` counts, as Scan reads them in turn. `pos=startpos`
+            // is the start position too, as in UCI: pydraughts' engine tests send it.
             pos: t
                 .args
                 .iter()
                 .rev()
                 .find(|a| a.key == "pos" || a.key == "start")
-                .and_then(|a| (a.key == "pos").then(|| a.value.clone().unwrap_or_default())),
+                .and_then(|a| (a.key == "pos").then(|| a.value.clone().unwrap_or_default()))
+                .filter(|p| p != "startpos"),
             moves: t
                 .get("moves")
                 .unwrap_or("")
@@ -1122,7 +1124,7 @@ mod tests {
             })
         );
         // The start position, as Scan reads these.
-        for line in ["pos", "pos start", "pos pos=Wee start"] {
+        for line in ["pos", "pos start", "pos pos=Wee start", "pos pos=startpos"] {
             assert_eq!(
                 parse(line),
                 Ok(HubCommand::Pos {
