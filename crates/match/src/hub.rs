@@ -25,6 +25,8 @@ pub struct HubLaunch {
     pub dir: Option<PathBuf>,
     /// `set-param` pairs sent before `init`.
     pub options: Vec<(String, String)>,
+    /// A `level` line of the engine's own, sent after the match's before every move.
+    pub level: Option<String>,
     /// The variant; sent as `set-param name=variant` when the engine declares that parameter
     /// and the options do not set it.
     pub variant: Variant,
@@ -53,6 +55,8 @@ pub struct HubEngine {
     lines: Receiver<Line>,
     log: Transcript,
     broken: bool,
+    /// The engine's own `level` line (see [`HubLaunch::level`]), parsed.
+    level: Option<HubCommand>,
 }
 
 enum Wait {
@@ -116,6 +120,11 @@ impl HubEngine {
             lines,
             log,
             broken: false,
+            // Checked when the spec was read.
+            level: launch
+                .level
+                .as_deref()
+                .and_then(|l| kroon_protocol::hub::parse(l).ok()),
         };
         match engine.handshake(launch) {
             Ok(()) => Ok(engine),
@@ -289,6 +298,9 @@ impl Player for HubEngine {
                 .collect(),
         })?;
         self.send(&HubCommand::Level(turn.level.clone().into()))?;
+        if let Some(own) = self.level.clone() {
+            self.send(&own)?;
+        }
         self.send(&HubCommand::Go(GoMode::Think))?;
         let sent = Instant::now();
         let deadline = sent + turn.patience;

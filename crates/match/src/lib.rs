@@ -61,7 +61,9 @@ pub struct MatchArgs {
 
 const ENGINE_HELP: &str =
     "A participant, one per --engine: `name=NAME cmd=\"PROGRAM ARGS\" [dir=DIR] \
-[option.PARAM=VALUE ...]` for a Hub engine, or `name=NAME dxp=HOST:PORT` for a DXP engine that is \
+[option.PARAM=VALUE ...] [level.KEY=VALUE ...]` for a Hub engine (`option.*` sent as set-param \
+before init; `level.*` as a level line of its own after the match's before every move, e.g. \
+level.handicap=2 level.nodes=120), or `name=NAME dxp=HOST:PORT` for a DXP engine that is \
 listening (the manager connects to it as the referee)";
 
 /// `--engine` takes several words and may be repeated; clap's derive cannot keep the words of

@@ -76,10 +76,16 @@ pub fn run(plan: &Plan) -> Result<Report> {
             .engines
             .iter()
             .map(|e| match &e.kind {
-                EngineKind::Hub { argv, dir, options } => Some(HubLaunch {
+                EngineKind::Hub {
+                    argv,
+                    dir,
+                    options,
+                    levels,
+                } => Some(HubLaunch {
                     argv: argv.clone(),
                     dir: dir.clone(),
                     options: options.clone(),
+                    level: crate::spec::level_line(levels),
                     variant: plan.settings.variant,
                     startup: plan.startup,
                 }),

@@ -17,6 +17,9 @@ pub enum EngineKind {
         dir: Option<PathBuf>,
         /// `option.NAME=VALUE`: sent as `set-param` before `init`, in the order given.
         options: Vec<(String, String)>,
+        /// `level.KEY=VALUE`: sent as one `level` line after the match's own before every move,
+        /// so its keys override the match's (a strength handicap, a node budget of its own).
+        levels: Vec<(String, String)>,
     },
     /// A DXP engine listening at this address; the manager connects to it as the initiator.
     Dxp {
@@ -34,7 +37,8 @@ pub struct EngineSpec {
     pub kind: EngineKind,
 }
 
-/// Reads one `--engine` spec: `key=value` words (`name`, `cmd`, `dir`, `dxp`, `option.NAME`).
+/// Reads one `--engine` spec: `key=value` words (`name`, `cmd`, `dir`, `dxp`, `option.NAME`,
+/// `level.KEY`).
 ///
 /// The shell has usually split the words already (`cmd="kroon hub"` arrives as `cmd=kroon hub`), so
 /// each word is split at its first `=`. A word holding a double quote is read as Hub-style pairs
@@ -56,22 +60,26 @@ pub fn parse_engine(words: &[String]) -> Result<EngineSpec> {
             }
         } else {
             let Some((k, v)) = word.split_once('=') else {
-                bail!("engine spec: `{word}` is not key=value (keys: name, cmd, dir, dxp, option.NAME)");
+                bail!("engine spec: `{word}` is not key=value (keys: name, cmd, dir, dxp, option.NAME, level.KEY)");
             };
             pairs.push((k.to_owned(), v.to_owned()));
         }
     }
-    let (mut name, mut cmd, mut dir, mut dxp, mut options) = (None, None, None, None, Vec::new());
+    let (mut name, mut cmd, mut dir, mut dxp) = (None, None, None, None);
+    let (mut options, mut levels) = (Vec::new(), Vec::new());
     for (key, value) in pairs {
         match key.as_str() {
             "name" => name = Some(value),
             "cmd" => cmd = Some(value),
             "dir" => dir = Some(PathBuf::from(value)),
             "dxp" => dxp = Some(value),
+            k if k.starts_with("level.") && k.len() > "level.".len() => {
+                levels.push((k["level.".len()..].to_owned(), value));
+            }
             k => match k.strip_prefix("option.") {
                 Some(opt) if !opt.is_empty() => options.push((opt.to_owned(), value)),
                 _ => bail!(
-                    "engine spec: unknown key `{key}` (keys: name, cmd, dir, dxp, option.NAME)"
+                    "engine spec: unknown key `{key}` (keys: name, cmd, dir, dxp, option.NAME, level.KEY)"
                 ),
             },
         }
@@ -82,11 +90,26 @@ pub fn parse_engine(words: &[String]) -> Result<EngineSpec> {
             let program = std::path::Path::new(&argv[0])
                 .file_name()
                 .map_or_else(|| argv[0].clone(), |f| f.to_string_lossy().into_owned());
-            (Some(EngineKind::Hub { argv, dir, options }), program)
+            if let Some(line) = level_line(&levels) {
+                match kroon_protocol::hub::parse(&line) {
+                    Ok(kroon_protocol::hub::HubCommand::Level(_)) => {}
+                    Ok(_) => unreachable!("a level line parses as level"),
+                    Err(e) => bail!("engine spec: `{line}`: {e}"),
+                }
+            }
+            let kind = EngineKind::Hub {
+                argv,
+                dir,
+                options,
+                levels,
+            };
+            (Some(kind), program)
         }
         (None, Some(addr)) => {
-            if !options.is_empty() || dir.is_some() {
-                bail!("engine spec: option.* and dir= apply to Hub engines (cmd=), not to dxp=");
+            if !options.is_empty() || !levels.is_empty() || dir.is_some() {
+                bail!(
+                    "engine spec: option.*, level.* and dir= apply to Hub engines (cmd=), not to dxp="
+                );
             }
             if !addr.contains(':') {
                 bail!("engine spec: dxp=`{addr}` must be host:port, e.g. 127.0.0.1:27531");
@@ -103,6 +126,15 @@ pub fn parse_engine(words: &[String]) -> Result<EngineSpec> {
     Ok(EngineSpec {
         name,
         kind: kind.expect("set above"),
+    })
+}
+
+/// The `level` line of an engine's `level.KEY=VALUE` pairs; `None` when it has none.
+#[must_use]
+pub fn level_line(levels: &[(String, String)]) -> Option<String> {
+    (!levels.is_empty()).then(|| {
+        let pairs: Vec<String> = levels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("level {}", pairs.join(" "))
     })
 }
 
@@ -312,8 +344,25 @@ mod tests {
                 argv: words(&["target/release/kroon", "hub"]),
                 dir: None,
                 options: vec![("threads".into(), "1".into())],
+                levels: vec![],
             }
         );
+        // An engine's own level keys, checked as a Hub `level` line.
+        let weak = parse_engine(&words(&[
+            "cmd=kroon hub",
+            "level.handicap=3",
+            "level.nodes=50",
+        ]))
+        .unwrap();
+        let EngineKind::Hub { levels, .. } = &weak.kind else {
+            panic!("a Hub engine")
+        };
+        assert_eq!(
+            level_line(levels).as_deref(),
+            Some("level handicap=3 nodes=50")
+        );
+        assert!(parse_engine(&words(&["cmd=kroon hub", "level.nodes=many"])).is_err());
+        assert!(parse_engine(&words(&["dxp=a:1", "level.nodes=5"])).is_err());
         let one = parse_engine(&words(&[r#"name=dame cmd="dame hub" option.hash=16"#])).unwrap();
         assert_eq!(one.name, "dame");
         assert!(
