@@ -474,6 +474,9 @@ fn run() -> Result<()> {
         Command::Worker(args) => queue_main::worker(args, &config)?,
         Command::QueueStatus { queue } => queue_main::status(&queue)?,
         Command::Hub { egdb } => hub_main::run(&config, egdb.as_deref())?,
+        Command::Match(args) if args.queue().is_some() => {
+            queue_main::match_queue(args, &config.engine.variant)?;
+        }
         Command::Match(args) => kroon_match::run(args, &config.engine.variant)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,
         Command::Chinese { command } => chinese::run(command)?,

@@ -72,6 +72,10 @@ pub fn redact(url: &str) -> String {
 
 /// Was `e` the connection failing (worth reconnecting), rather than the server refusing a command?
 fn transient(e: &redis::RedisError) -> bool {
+    // A wrong password stays wrong: said at once, not retried.
+    if e.kind() == redis::ErrorKind::AuthenticationFailed {
+        return false;
+    }
     e.is_io_error()
         || e.is_timeout()
         || e.is_connection_dropped()

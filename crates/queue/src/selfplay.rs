@@ -4,7 +4,7 @@
 //! (`kroon_learn::selfplay::play`).
 
 use crate::link::{keys, Link};
-use crate::record::{self, Build, Job, JobResult, Outcome, SelfplayTask, Task};
+use crate::record::{self, Build, Job, Outcome, SelfplayTask, Task};
 use anyhow::{bail, Context, Result};
 use kroon_learn::record::{open_for_append, Flags, Record, RECORD_SIZE};
 use kroon_learn::selfplay::{self, MoveLimit, Settings, Summary};
@@ -278,16 +278,10 @@ pub fn produce(
             last_id.clone_from(&e.id);
             let result: Option<Vec<u8>> = e.get("result");
             let data: Vec<u8> = e.get("data").unwrap_or_default();
-            let r = match result.as_deref().map(JobResult::parse) {
-                Some(Ok(r)) => r,
-                Some(Err(err)) => {
-                    tracing::warn!("result {} of run {run}: {err}; ignored", e.id);
-                    continue;
-                }
-                None => {
-                    tracing::warn!("result {} of run {run} has no record; ignored", e.id);
-                    continue;
-                }
+            let r = match crate::record::read_result(&e.id, &run, result.as_deref()) {
+                Ok(r) => r,
+                Err(None) => continue,
+                Err(Some(r)) => r,
             };
             let Some(&first) = ids.get(&r.job) else {
                 continue; // a batch the file already holds, or another cut of the run
