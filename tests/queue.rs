@@ -713,3 +713,66 @@ fn a_match_on_two_workers_is_the_local_match() {
     drop(redis);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Every file of a directory of tables: name and bytes.
+fn table_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "kdb"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn egdb_build(dir: &Path, queue: Option<&str>) -> Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kroon"));
+    cmd.args(["egdb", "build", "--slices", "2M-1M", "--threads", "1", "--dir"])
+        .arg(dir);
+    if let Some(url) = queue {
+        cmd.args(["--queue", url]);
+    }
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_table_build_on_two_workers_writes_the_local_files() {
+    let Some(bin) = server() else { return };
+    let d = temp_dir("egdb");
+    let redis = Redis::start(bin, &d);
+    let (here, there) = (d.join("local"), d.join("queue"));
+    finish(egdb_build(&here, None));
+    let expected = table_files(&here);
+    assert!(expected.len() >= 10, "{expected:?}");
+
+    let producer = egdb_build(&there, Some(&redis.url()));
+    let workers: Vec<Worker> = (0..2)
+        .map(|i| Worker::start(&redis.url(), &format!("t{i}")))
+        .collect();
+    let said = finish(producer);
+    assert!(
+        said.contains(&format!("built {} slices on the queue", expected.len())),
+        "{said}"
+    );
+    let built = table_files(&there);
+    assert_eq!(
+        built.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        expected.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert!(built == expected, "the queued files differ from the local ones");
+    // Again: every slice is found, none is issued.
+    let said = finish(egdb_build(&there, Some(&redis.url())));
+    assert!(said.contains("built 0 slices on the queue"), "{said}");
+    drop(workers);
+    drop(redis);
+    let _ = std::fs::remove_dir_all(&d);
+}
