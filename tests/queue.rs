@@ -733,8 +733,16 @@ fn table_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 fn egdb_build(dir: &Path, queue: Option<&str>) -> Child {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kroon"));
-    cmd.args(["egdb", "build", "--slices", "2M-1M", "--threads", "1", "--dir"])
-        .arg(dir);
+    cmd.args([
+        "egdb",
+        "build",
+        "--slices",
+        "2M-1M",
+        "--threads",
+        "1",
+        "--dir",
+    ])
+    .arg(dir);
     if let Some(url) = queue {
         cmd.args(["--queue", url]);
     }
@@ -768,11 +776,105 @@ fn a_table_build_on_two_workers_writes_the_local_files() {
         built.iter().map(|f| &f.0).collect::<Vec<_>>(),
         expected.iter().map(|f| &f.0).collect::<Vec<_>>()
     );
-    assert!(built == expected, "the queued files differ from the local ones");
+    assert!(
+        built == expected,
+        "the queued files differ from the local ones"
+    );
     // Again: every slice is found, none is issued.
     let said = finish(egdb_build(&there, Some(&redis.url())));
     assert!(said.contains("built 0 slices on the queue"), "{said}");
     drop(workers);
+    drop(redis);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn self_play_over_tls_writes_the_local_file() {
+    let Some(bin) = server() else { return };
+    let d = temp_dir("tls");
+    // A throwaway certificate for 127.0.0.1, its own authority.
+    let (cert, key) = (d.join("cert.pem"), d.join("key.pem"));
+    let made = Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args([
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output();
+    match made {
+        Ok(o) if o.status.success() => {}
+        other => {
+            let required = std::env::var_os("KROON_REQUIRE_REDIS").is_some_and(|v| v != "0");
+            assert!(!required, "openssl cannot make a certificate: {other:?}");
+            let _ = writeln!(std::io::stderr(), "SKIPPED TLS test: no openssl");
+            return;
+        }
+    }
+    let tls_port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let redis = Redis::start_with(
+        bin,
+        &d,
+        &[
+            "--tls-port",
+            &tls_port,
+            "--tls-cert-file",
+            cert.to_str().unwrap(),
+            "--tls-key-file",
+            key.to_str().unwrap(),
+            "--tls-ca-cert-file",
+            cert.to_str().unwrap(),
+            "--tls-auth-clients",
+            "no",
+            "--requirepass",
+            "tls-pw-0815",
+        ],
+    );
+    let expected = local(&d.join("local.bin"));
+    let url = format!("rediss://:tls-pw-0815@127.0.0.1:{tls_port}/0");
+    // The certificate is checked: the throwaway authority is the only one trusted here.
+    let trust = |c: &mut Command| {
+        c.env("SSL_CERT_FILE", &cert);
+    };
+    let mut w = Command::new(env!("CARGO_BIN_EXE_kroon"));
+    w.args([
+        "worker",
+        "--queue",
+        &url,
+        "--name",
+        "tls",
+        "--visibility",
+        "1",
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    trust(&mut w);
+    let mut w = w.spawn().unwrap();
+    let out = d.join("queue.bin");
+    let mut p = Command::new(env!("CARGO_BIN_EXE_kroon"));
+    p.args(["selfplay", "--out", out.to_str().unwrap(), "--queue", &url])
+        .args(["--batch", "2"])
+        .args(SETTINGS)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    trust(&mut p);
+    let said = finish(p.spawn().unwrap());
+    assert!(!said.contains("tls-pw-0815"), "{said}");
+    assert_eq!(std::fs::read(&out).unwrap(), expected);
+    let _ = w.kill();
+    let _ = w.wait();
     drop(redis);
     let _ = std::fs::remove_dir_all(&d);
 }
