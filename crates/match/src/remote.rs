@@ -610,3 +610,77 @@ impl Match {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_ending_reads_back_from_its_record() {
+        let endings = [
+            Termination::Rules,
+            Termination::MaxPlies,
+            Termination::AdjudicatedWin,
+            Termination::AdjudicatedDraw,
+            Termination::Draw(DrawReason::Repetition),
+            Termination::Draw(DrawReason::KingMoves),
+            Termination::Draw(DrawReason::Endgame(EndgameRule::Balance {
+                men: [2, 1],
+                kings: [0, 1],
+            })),
+        ]
+        .into_iter()
+        .chain(FAIL_KINDS.map(Termination::Failure))
+        .chain(ENDGAME_RULES.map(|r| Termination::Draw(DrawReason::Endgame(r))));
+        for t in endings {
+            assert_eq!(EndRecord::new(t).termination(), Some(t), "{}", t.tag());
+        }
+        let unknown = EndRecord {
+            tag: "resigned politely".into(),
+            balance: None,
+        };
+        assert_eq!(unknown.termination(), None);
+    }
+
+    #[test]
+    fn a_game_record_is_checked_move_by_move() {
+        let opening = Opening {
+            start: Position::initial(Variant::International),
+            moves: Vec::new(),
+        };
+        let record = |moves: &[&str]| GameRecord {
+            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+            notes: Vec::new(),
+            result: "1-1".into(),
+            end: EndRecord::new(Termination::MaxPlies),
+            reason: String::new(),
+            culprit: None,
+            lines: Vec::new(),
+        };
+        let played = record(&["32-28", "19-23"]).played(&opening).unwrap();
+        assert_eq!(played.moves.len(), 2);
+        assert_eq!(GameRecord::new(&opening, &played).moves, ["32-28", "19-23"]);
+        // Black cannot move first, nor a white man backwards.
+        assert!(record(&["19-23"]).played(&opening).is_err());
+        assert!(record(&["32-28", "19-23", "28-32"])
+            .played(&opening)
+            .is_err());
+    }
+
+    #[test]
+    fn an_engines_file_names_hub_engines_only() {
+        let book = EngineBook::parse(
+            "# mine\n\nname=A cmd=\"kroon hub\" option.hash=16\nname=B cmd=\"/opt/b hub\"\n",
+        )
+        .unwrap();
+        let a = book
+            .launch("A", Variant::International, Duration::ZERO)
+            .unwrap();
+        assert_eq!(a.argv, ["kroon", "hub"]);
+        assert_eq!(a.options, [("hash".to_owned(), "16".to_owned())]);
+        assert!(book
+            .launch("C", Variant::International, Duration::ZERO)
+            .is_err());
+        assert!(EngineBook::parse("name=D dxp=127.0.0.1:27531\n").is_err());
+    }
+}

@@ -18,6 +18,7 @@ use kroon_egdb::Material;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// How often a pair that failed is issued again before the build gives up on it.
 const ATTEMPTS: u32 = 3;
@@ -160,14 +161,7 @@ pub fn produce(
     let by_id: HashMap<String, Material> = pairs.values().map(|&m| (id_of(m), m)).collect();
     let mut summary = Summary::default();
     let mut done: BTreeSet<Material> = BTreeSet::new();
-    link.ensure_group()?;
-    link.run(|con| {
-        redis::pipe()
-            .sadd(keys::RUNS, &run)
-            .hset(keys::run(&run), "kind", "egdb")
-            .hset(keys::run(&run), "jobs", pairs.len())
-            .query::<()>(con)
-    })?;
+    link.register(&run, "egdb", pairs.len())?;
     // Slices already here go on the queue for the jobs that need them.
     for &m in pairs.values() {
         let files: Option<Vec<Vec<u8>>> = pair_of(m)
@@ -200,22 +194,7 @@ pub fn produce(
             distances,
         }),
     };
-    let issue = |link: &mut Link, m: Material| -> Result<()> {
-        let j = job(m);
-        let bytes = j.to_bytes();
-        link.run(|con| {
-            redis::pipe()
-                .cmd("XADD")
-                .arg(keys::JOBS)
-                .arg("*")
-                .arg("job")
-                .arg(&bytes)
-                .ignore()
-                .sadd(keys::issued(&run), &j.id)
-                .ignore()
-                .query::<()>(con)
-        })
-    };
+    let issue = |link: &mut Link, m: Material| link.issue(&run, &job(m));
     let needs_of: HashMap<Material, Vec<Material>> =
         pairs.values().map(|&m| (m, needs(m))).collect();
     // `done` holds each pair by its first slice, which may be either of the two.
@@ -225,7 +204,6 @@ pub fn produce(
     let mut attempts: HashMap<Material, u32> = HashMap::new();
     let mut failures: HashMap<Material, Vec<String>> = HashMap::new();
     let mut last_id = "0-0".to_owned();
-    let results = keys::results(&run);
     let mut first_pass = true;
     while done.len() < pairs.len() {
         if stop.load(Ordering::Relaxed) {
@@ -265,18 +243,8 @@ pub fn produce(
             *tries += 1;
             issue(link, m)?;
         }
-        let reply: Option<redis::streams::StreamReadReply> = link.run(|con| {
-            redis::cmd("XREAD")
-                .arg("COUNT")
-                .arg(16)
-                .arg("BLOCK")
-                .arg(500)
-                .arg("STREAMS")
-                .arg(&results)
-                .arg(&last_id)
-                .query(con)
-        })?;
-        for e in reply.into_iter().flat_map(|r| r.keys).flat_map(|k| k.ids) {
+        let entries = link.results(&run, &last_id, 16, Some(Duration::from_millis(500)))?;
+        for e in entries {
             last_id.clone_from(&e.id);
             let result: Option<Vec<u8>> = e.get("result");
             let data: Vec<u8> = e.get("data").unwrap_or_default();

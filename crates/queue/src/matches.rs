@@ -56,40 +56,12 @@ impl Queue<'_> {
 
     fn send(&mut self, index: usize) -> Result<()> {
         let job = self.job(index);
-        let bytes = job.to_bytes();
-        let issued = keys::issued(&self.run);
-        self.link.run(|con| {
-            redis::pipe()
-                .cmd("XADD")
-                .arg(keys::JOBS)
-                .arg("*")
-                .arg("job")
-                .arg(&bytes)
-                .ignore()
-                .sadd(&issued, &job.id)
-                .ignore()
-                .query::<()>(con)
-        })
+        self.link.issue(&self.run, &job)
     }
 
     /// Reads the results after `last_id` into `ready` and `failures`; `block` waits for one.
     fn read(&mut self, block: Option<Duration>) -> Result<usize> {
-        let key = keys::results(&self.run);
-        let last = self.last_id.clone();
-        let reply: Option<redis::streams::StreamReadReply> = self.link.run(|con| {
-            let mut cmd = redis::cmd("XREAD");
-            cmd.arg("COUNT").arg(64);
-            if let Some(b) = block {
-                cmd.arg("BLOCK").arg(b.as_millis() as u64);
-            }
-            cmd.arg("STREAMS").arg(&key).arg(&last);
-            cmd.query(con)
-        })?;
-        let entries: Vec<_> = reply
-            .into_iter()
-            .flat_map(|r| r.keys)
-            .flat_map(|k| k.ids)
-            .collect();
+        let entries = self.link.results(&self.run, &self.last_id, 64, block)?;
         let n = entries.len();
         for e in entries {
             self.last_id.clone_from(&e.id);
@@ -225,14 +197,7 @@ pub fn produce(
 ) -> Result<(Report, usize)> {
     let tasks = m.pair_tasks()?;
     let run = run_name(&tasks, build);
-    link.ensure_group()?;
-    link.run(|con| {
-        redis::pipe()
-            .sadd(keys::RUNS, &run)
-            .hset(keys::run(&run), "kind", "match")
-            .hset(keys::run(&run), "jobs", tasks.len())
-            .query::<()>(con)
-    })?;
+    link.register(&run, "match", tasks.len())?;
     tracing::info!(
         "queue {}: match run {run}, {} pairs",
         link.shown(),
