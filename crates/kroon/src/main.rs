@@ -205,8 +205,8 @@ enum Command {
     Book(book_main::BookCommand),
     /// Play Kroon against itself and write every position with its result, for `kroon train`.
     Selfplay(learn_main::SelfplayArgs),
-    /// Run jobs from a queue (self-play batches) until stopped: Ctrl-C finishes the jobs at
-    /// hand, a second Ctrl-C hands them back.
+    /// Run jobs from a queue (self-play batches, match game pairs, table slices) until stopped:
+    /// Ctrl-C finishes the jobs at hand, a second Ctrl-C hands them back.
     Worker(queue_main::WorkerArgs),
     /// Show a queue's runs: jobs pending, running (by whom, for how long), done and failed.
     QueueStatus {

@@ -1,4 +1,4 @@
-//! Kroon's work queue: self-play (and, in time, matches and table builds) cut into jobs on Redis
+//! Kroon's work queue: self-play, matches and endgame-table builds cut into jobs on Redis
 //! streams, run by `kroon worker` on any machine that reaches the server.
 //!
 //! - `record`: the job and result records (versioned JSON, a total parser).
