@@ -53,11 +53,17 @@ struct Redis {
     bin: PathBuf,
     dir: PathBuf,
     port: u16,
+    /// Extra arguments (a password).
+    args: Vec<String>,
     child: Option<Child>,
 }
 
 impl Redis {
     fn start(bin: PathBuf, dir: &Path) -> Redis {
+        Redis::start_with(bin, dir, &[])
+    }
+
+    fn start_with(bin: PathBuf, dir: &Path, args: &[&str]) -> Redis {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -67,6 +73,7 @@ impl Redis {
             bin,
             dir: dir.to_owned(),
             port,
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
             child: None,
         };
         r.launch();
@@ -77,6 +84,7 @@ impl Redis {
         let child = Command::new(&self.bin)
             .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
             .args(["--appendonly", "yes", "--save", ""])
+            .args(&self.args)
             .arg("--dir")
             .arg(&self.dir)
             .stdout(Stdio::null())
@@ -90,7 +98,8 @@ impl Redis {
                 let mut buf = [0u8; 64];
                 if s.write_all(b"PING\r\n").is_ok() {
                     if let Ok(n) = s.read(&mut buf) {
-                        if buf[..n].starts_with(b"+PONG") {
+                        // -NOAUTH: up, and asking for the password.
+                        if buf[..n].starts_with(b"+PONG") || buf[..n].starts_with(b"-NOAUTH") {
                             return;
                         }
                     }
@@ -136,6 +145,10 @@ struct Worker {
 
 impl Worker {
     fn start(url: &str, name: &str) -> Worker {
+        Worker::start_with(url, name, &[])
+    }
+
+    fn start_with(url: &str, name: &str, args: &[&str]) -> Worker {
         let mut child = Command::new(env!("CARGO_BIN_EXE_kroon"))
             .args([
                 "worker",
@@ -146,7 +159,8 @@ impl Worker {
                 "--visibility",
                 "1",
             ])
-            .env("KROON_LOG", "info")
+            .args(args)
+            .env("KROON_LOG", "debug")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -174,6 +188,34 @@ impl Worker {
                 return line;
             }
         }
+    }
+
+    /// Waits for log lines containing each of `texts`, in any order; returns every line read.
+    fn wait_for_all(&self, texts: &[String]) -> Vec<String> {
+        let mut seen = Vec::new();
+        let mut missing: Vec<&String> = texts.iter().collect();
+        while !missing.is_empty() {
+            let line = self
+                .lines
+                .recv()
+                .unwrap_or_else(|_| panic!("the worker ended before logging {missing:?}"));
+            missing.retain(|t| !line.contains(t.as_str()));
+            seen.push(line);
+        }
+        seen
+    }
+
+    /// Every line logged so far.
+    fn lines_so_far(&self) -> Vec<String> {
+        self.lines.try_iter().collect()
+    }
+
+    /// Kills the worker; every line it logged that was not read yet.
+    fn kill(&mut self) -> Vec<String> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // Its standard error is closed now: the reader ends and the channel with it.
+        self.lines.iter().collect()
     }
 }
 
@@ -300,6 +342,539 @@ fn a_redis_restart_mid_run_changes_nothing() {
     finish(p);
     assert_eq!(std::fs::read(&out).unwrap(), expected);
     drop(w);
+    drop(redis);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A producer whose run's name has been read from its first line.
+fn producer_run(url: &str, out: &Path) -> (Child, String, BufReader<std::process::ChildStdout>) {
+    let mut p = Command::new(env!("CARGO_BIN_EXE_kroon"))
+        .args(["selfplay", "--out", out.to_str().unwrap(), "--queue", url])
+        .args(["--batch", "2"])
+        .args(SETTINGS)
+        .env("KROON_LOG", "debug")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(p.stdout.take().unwrap());
+    // The line that names the run comes after the settings.
+    let mut first = String::new();
+    while !first.contains(": run ") {
+        first.clear();
+        assert!(
+            stdout.read_line(&mut first).unwrap() > 0,
+            "the producer ended"
+        );
+    }
+    let run = first
+        .split("run ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap_or_else(|| panic!("no run name in {first:?}"))
+        .to_owned();
+    (p, run, stdout)
+}
+
+/// The producer's whole output (its first line was read already), once it succeeded.
+fn finish_run(p: Child, mut stdout: BufReader<std::process::ChildStdout>) -> String {
+    let mut said = String::new();
+    stdout.read_to_string(&mut said).unwrap();
+    let o = p.wait_with_output().unwrap();
+    let all = format!("{said}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{all}");
+    all
+}
+
+fn xadd(con: &mut redis::Connection, key: &str, fields: &[(&str, &[u8])]) -> String {
+    let mut cmd = redis::cmd("XADD");
+    cmd.arg(key).arg("*");
+    for (k, v) in fields {
+        cmd.arg(*k).arg(*v);
+    }
+    cmd.query(con).unwrap()
+}
+
+/// Every entry of a stream, as (id, field, value) text.
+fn entries(con: &mut redis::Connection, key: &str) -> Vec<(String, String)> {
+    let r: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+        .arg(key)
+        .arg("-")
+        .arg("+")
+        .query(con)
+        .unwrap();
+    r.ids
+        .into_iter()
+        .map(|e| {
+            let text = e
+                .map
+                .iter()
+                .map(|(k, v)| {
+                    let v: Vec<u8> = redis::from_redis_value_ref(v).unwrap_or_default();
+                    format!("{k}={}", String::from_utf8_lossy(&v))
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            (e.id, text)
+        })
+        .collect()
+}
+
+#[test]
+fn malformed_records_and_a_poison_job_get_error_results_and_the_run_completes() {
+    let Some(bin) = server() else { return };
+    let d = temp_dir("malformed");
+    let redis = Redis::start(bin, &d);
+    let expected = local(&d.join("local.bin"));
+    let mut con = redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let _: () = redis::cmd("XGROUP")
+        .arg("CREATE")
+        .arg("kroon:jobs")
+        .arg("workers")
+        .arg("0")
+        .arg("MKSTREAM")
+        .query(&mut con)
+        .unwrap();
+    // A poison job: handed out 9 times already to workers that never answered.
+    let poison = br#"{"version":1,"run":"poisoned","id":"p1","build":{"bench":1,"eval":"hand"},"task":{"kind":"selfplay"}}"#;
+    let poison = xadd(&mut con, "kroon:jobs", &[("job", poison)]);
+    let _: redis::Value = redis::cmd("XREADGROUP")
+        .arg("GROUP")
+        .arg("workers")
+        .arg("ghost")
+        .arg("COUNT")
+        .arg(1)
+        .arg("STREAMS")
+        .arg("kroon:jobs")
+        .arg(">")
+        .query(&mut con)
+        .unwrap();
+    let _: redis::Value = redis::cmd("XCLAIM")
+        .arg("kroon:jobs")
+        .arg("workers")
+        .arg("ghost")
+        .arg(0)
+        .arg(&poison)
+        .arg("RETRYCOUNT")
+        .arg(9)
+        .query(&mut con)
+        .unwrap();
+    // Jobs that are not: no JSON, no job field, and one that names its run but asks for
+    // something no worker does.
+    let junk = xadd(&mut con, "kroon:jobs", &[("job", b"\x00not json")]);
+    let empty = xadd(&mut con, "kroon:jobs", &[("other", b"1")]);
+    let shell = br#"{"version":1,"run":"shell","id":"s1","build":{"bench":1,"eval":"hand"},"task":{"kind":"shell","cmd":"rm -rf /"}}"#;
+    let shell = xadd(&mut con, "kroon:jobs", &[("job", shell)]);
+
+    let out = d.join("queue.bin");
+    let (p, run, stdout) = producer_run(&redis.url(), &out);
+    let results = format!("kroon:run:{run}:results");
+    // Results that are not: bytes that are no record, an entry without one, and one that names
+    // a job of the run but is no result (it counts as that job failing: the job runs again).
+    let garbage = xadd(&mut con, &results, &[("result", b"{{{\xff"), ("data", b"")]);
+    let bare = xadd(&mut con, &results, &[("data", b"x")]);
+    let forged = format!(
+        r#"{{"version":1,"run":"{run}","job":"2-4","worker":"forger","outcome":{{"status":"won"}}}}"#
+    );
+    let forged = xadd(&mut con, &results, &[("result", forged.as_bytes())]);
+
+    let w = Worker::start_with(&redis.url(), "sturdy", &["--max-deliveries", "5"]);
+    w.wait_for_all(&[
+        format!("job entry {junk} is malformed"),
+        format!("job entry {empty} has no job field"),
+        format!("job entry {shell} is malformed"),
+        format!("job entry {poison} delivered 10 times"),
+    ]);
+    // The same worker, still up, then plays the whole run.
+    let said = finish_run(p, stdout);
+    assert_eq!(std::fs::read(&out).unwrap(), expected);
+    for (entry, what) in [
+        (&garbage, "is malformed"),
+        (&bare, "has no result field"),
+        (&forged, "counted as a failure"),
+    ] {
+        assert!(
+            said.lines()
+                .any(|l| l.contains(&format!("result entry {entry} ")) && l.contains(what)),
+            "{entry} {what}: {said}"
+        );
+    }
+
+    // Each refused job has its error result: where its run's producer looks when it names a run
+    // plainly, else on the errors stream, named by its entry.
+    let errors = entries(&mut con, "kroon:errors");
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0]
+        .1
+        .contains(&format!("job entry {junk} is malformed")));
+    assert!(errors[1]
+        .1
+        .contains(&format!("job entry {empty} has no job field")));
+    let shell_results = entries(&mut con, "kroon:run:shell:results");
+    assert_eq!(shell_results.len(), 1, "{shell_results:?}");
+    assert!(shell_results[0].1.contains(r#""job":"s1""#));
+    assert!(shell_results[0].1.contains(r#""status":"failed""#));
+    let poisoned = entries(&mut con, "kroon:run:poisoned:results");
+    assert_eq!(poisoned.len(), 1, "{poisoned:?}");
+    assert!(poisoned[0].1.contains("poison job"), "{poisoned:?}");
+    // Nothing is left on the queue, pending or waiting.
+    let pending: (u64, redis::Value, redis::Value, redis::Value) = redis::cmd("XPENDING")
+        .arg("kroon:jobs")
+        .arg("workers")
+        .query(&mut con)
+        .unwrap();
+    assert_eq!(pending.0, 0);
+    let waiting: u64 = redis::cmd("XLEN")
+        .arg("kroon:jobs")
+        .query(&mut con)
+        .unwrap();
+    assert_eq!(waiting, 0);
+    assert!(
+        !w.lines_so_far().iter().any(|l| l.contains("panicked")),
+        "the worker panicked"
+    );
+    drop(w);
+    drop(redis);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_password_in_the_url_is_never_logged() {
+    let Some(bin) = server() else { return };
+    let d = temp_dir("password");
+    const SECRET: &str = "pw-s3cret-4711";
+    let redis = Redis::start_with(bin, &d, &["--requirepass", SECRET]);
+    let expected = local(&d.join("local.bin"));
+    let url = format!("redis://:{SECRET}@127.0.0.1:{}/0", redis.port);
+    // A wrong password: refused, and neither password shown.
+    let wrong = format!("redis://:wrong-{SECRET}@127.0.0.1:{}/0", redis.port);
+    let o = Command::new(env!("CARGO_BIN_EXE_kroon"))
+        .args(["queue-status", "--queue", &wrong])
+        .env("KROON_LOG", "trace")
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(!text(&o).contains(SECRET), "{}", text(&o));
+    assert!(text(&o).contains(":***@"), "{}", text(&o));
+
+    let mut w = Worker::start(&url, "guarded");
+    let out = d.join("queue.bin");
+    let (p, _run, stdout) = producer_run(&url, &out);
+    let said = finish_run(p, stdout);
+    assert_eq!(std::fs::read(&out).unwrap(), expected);
+    let o = Command::new(env!("CARGO_BIN_EXE_kroon"))
+        .args(["queue-status", "--queue", &url])
+        .env("KROON_LOG", "trace")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let status = text(&o);
+    let logged = w.kill().join("\n");
+    assert!(!said.contains(SECRET), "producer: {said}");
+    for (who, t) in [("status", &status), ("worker", &logged)] {
+        assert!(!t.contains(SECRET), "{who}: {t}");
+        assert!(t.contains(":***@"), "{who}: {t}");
+    }
+    drop(redis);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The match of these tests: Kroon against itself with another table size, few nodes a move.
+const MATCH: [&str; 10] = [
+    "--games",
+    "6",
+    "--nodes",
+    "300",
+    "--max-plies",
+    "80",
+    "--sprt",
+    "elo0=0 elo1=20",
+    "--event",
+    "queued",
+];
+
+fn engine_words(name: &str, hash: u32) -> Vec<String> {
+    vec![
+        format!("name={name}"),
+        format!("cmd={} hub", env!("CARGO_BIN_EXE_kroon")),
+        "option.threads=1".to_owned(),
+        format!("option.hash={hash}"),
+    ]
+}
+
+fn engine_line(name: &str, hash: u32) -> String {
+    format!(
+        "name={name} cmd=\"{} hub\" option.threads=1 option.hash={hash}\n",
+        env!("CARGO_BIN_EXE_kroon")
+    )
+}
+
+/// A match's outputs: standard output, the PDN, the results file.
+fn run_match(dir: &Path, queue: Option<&str>) -> Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kroon"));
+    cmd.arg("match");
+    for (name, hash) in [("A", 1), ("B", 2)] {
+        cmd.arg("--engine").args(engine_words(name, hash));
+    }
+    cmd.args(MATCH)
+        .arg("--pdn")
+        .arg(dir.join("games.pdn"))
+        .arg("--results-json")
+        .arg(dir.join("results.json"));
+    if let Some(url) = queue {
+        cmd.args(["--queue", url]);
+    }
+    cmd.env("KROON_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The PDN without the times of the moves (`0.012s`), which no two runs share.
+fn without_times(pdn: &str) -> String {
+    pdn.split_whitespace()
+        .filter(|w| {
+            let w = w.trim_end_matches('}');
+            !(w.ends_with('s') && w[..w.len() - 1].parse::<f64>().is_ok())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Standard output and standard error of a command that succeeded.
+fn finish_apart(p: Child) -> (String, String) {
+    let o = p.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The table at the end of a match's output.
+fn table(out: &str) -> String {
+    let from = out.find("games played").expect("the final table");
+    out[from..].to_owned()
+}
+
+#[test]
+fn a_match_on_two_workers_is_the_local_match() {
+    let Some(bin) = server() else { return };
+    let d = temp_dir("match");
+    let redis = Redis::start(bin, &d);
+    let (here, there) = (d.join("local"), d.join("queue"));
+    std::fs::create_dir_all(&here).unwrap();
+    std::fs::create_dir_all(&there).unwrap();
+    let (local, _) = finish_apart(run_match(&here, None));
+
+    let full = d.join("engines.txt");
+    std::fs::write(
+        &full,
+        format!("# both\n{}{}", engine_line("A", 1), engine_line("B", 2)),
+    )
+    .unwrap();
+    let partial = d.join("partial.txt");
+    std::fs::write(&partial, engine_line("A", 1)).unwrap();
+    let producer = run_match(&there, Some(&redis.url()));
+    // A worker that lacks engine B answers its job with an error; the job goes out again.
+    let lacking = Worker::start_with(
+        &redis.url(),
+        "lacking",
+        &["--engines", partial.to_str().unwrap(), "--max-jobs", "1"],
+    );
+    let line = lacking.wait_for("refused");
+    assert!(line.contains("no engine called \"B\""), "{line}");
+    let workers: Vec<Worker> = (0..2)
+        .map(|i| {
+            Worker::start_with(
+                &redis.url(),
+                &format!("m{i}"),
+                &["--engines", full.to_str().unwrap()],
+            )
+        })
+        .collect();
+    let (queued, log) = finish_apart(producer);
+    assert!(log.contains("failed on lacking/0"), "{log}");
+    assert_eq!(table(&queued), table(&local));
+    let read = |dir: &Path, f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    assert_eq!(read(&there, "results.json"), read(&here, "results.json"));
+    assert_eq!(
+        without_times(&read(&there, "games.pdn")),
+        without_times(&read(&here, "games.pdn"))
+    );
+    assert_eq!(read(&here, "games.pdn").matches("[Event").count(), 6);
+    drop(workers);
+    drop(lacking);
+    drop(redis);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Every file of a directory of tables: name and bytes.
+fn table_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "kdb"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn egdb_build(dir: &Path, queue: Option<&str>) -> Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kroon"));
+    cmd.args([
+        "egdb",
+        "build",
+        "--slices",
+        "2M-1M",
+        "--threads",
+        "1",
+        "--dir",
+    ])
+    .arg(dir);
+    if let Some(url) = queue {
+        cmd.args(["--queue", url]);
+    }
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_table_build_on_two_workers_writes_the_local_files() {
+    let Some(bin) = server() else { return };
+    let d = temp_dir("egdb");
+    let redis = Redis::start(bin, &d);
+    let (here, there) = (d.join("local"), d.join("queue"));
+    finish(egdb_build(&here, None));
+    let expected = table_files(&here);
+    assert!(expected.len() >= 10, "{expected:?}");
+
+    let producer = egdb_build(&there, Some(&redis.url()));
+    let workers: Vec<Worker> = (0..2)
+        .map(|i| Worker::start(&redis.url(), &format!("t{i}")))
+        .collect();
+    let said = finish(producer);
+    assert!(
+        said.contains(&format!("built {} slices on the queue", expected.len())),
+        "{said}"
+    );
+    let built = table_files(&there);
+    assert_eq!(
+        built.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        expected.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert!(
+        built == expected,
+        "the queued files differ from the local ones"
+    );
+    // Again: every slice is found, none is issued.
+    let said = finish(egdb_build(&there, Some(&redis.url())));
+    assert!(said.contains("built 0 slices on the queue"), "{said}");
+    drop(workers);
+    drop(redis);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn self_play_over_tls_writes_the_local_file() {
+    let Some(bin) = server() else { return };
+    let d = temp_dir("tls");
+    // A throwaway certificate for 127.0.0.1, its own authority.
+    let (cert, key) = (d.join("cert.pem"), d.join("key.pem"));
+    let made = Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args([
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output();
+    match made {
+        Ok(o) if o.status.success() => {}
+        other => {
+            let required = std::env::var_os("KROON_REQUIRE_REDIS").is_some_and(|v| v != "0");
+            assert!(!required, "openssl cannot make a certificate: {other:?}");
+            let _ = writeln!(std::io::stderr(), "SKIPPED TLS test: no openssl");
+            return;
+        }
+    }
+    let tls_port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let redis = Redis::start_with(
+        bin,
+        &d,
+        &[
+            "--tls-port",
+            &tls_port,
+            "--tls-cert-file",
+            cert.to_str().unwrap(),
+            "--tls-key-file",
+            key.to_str().unwrap(),
+            "--tls-ca-cert-file",
+            cert.to_str().unwrap(),
+            "--tls-auth-clients",
+            "no",
+            "--requirepass",
+            "tls-pw-0815",
+        ],
+    );
+    let expected = local(&d.join("local.bin"));
+    let url = format!("rediss://:tls-pw-0815@127.0.0.1:{tls_port}/0");
+    // The certificate is checked: the throwaway authority is the only one trusted here.
+    let trust = |c: &mut Command| {
+        c.env("SSL_CERT_FILE", &cert);
+    };
+    let mut w = Command::new(env!("CARGO_BIN_EXE_kroon"));
+    w.args([
+        "worker",
+        "--queue",
+        &url,
+        "--name",
+        "tls",
+        "--visibility",
+        "1",
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    trust(&mut w);
+    let mut w = w.spawn().unwrap();
+    let out = d.join("queue.bin");
+    let mut p = Command::new(env!("CARGO_BIN_EXE_kroon"));
+    p.args(["selfplay", "--out", out.to_str().unwrap(), "--queue", &url])
+        .args(["--batch", "2"])
+        .args(SETTINGS)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    trust(&mut p);
+    let said = finish(p.spawn().unwrap());
+    assert!(!said.contains("tls-pw-0815"), "{said}");
+    assert_eq!(std::fs::read(&out).unwrap(), expected);
+    let _ = w.kill();
+    let _ = w.wait();
     drop(redis);
     let _ = std::fs::remove_dir_all(&d);
 }

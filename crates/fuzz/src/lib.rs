@@ -349,6 +349,8 @@ pub fn queue_record(data: &[u8]) {
                     assert!(t.first < t.end && t.end - t.first <= MAX_BATCH);
                     assert!(t.variant.parse::<Variant>().is_ok());
                 }
+                Task::Match(t) => assert!(t.check().is_ok()),
+                Task::Egdb(t) => assert!(t.slice.parse::<kroon_egdb::Material>().is_ok()),
             }
         }
     } else if let Ok(r) = JobResult::parse(rest) {

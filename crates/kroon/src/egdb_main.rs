@@ -36,6 +36,11 @@ enum EgdbCommand {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Build the slices on the workers of this queue (redis://HOST:PORT/[DB]): each slice
+        /// pair is a job, issued once the slices it needs are done; the files come back through
+        /// the queue and are checked and written here.
+        #[arg(long, value_name = "URL")]
+        queue: Option<String>,
     },
     /// The value of a position: win, draw or loss for the side to move, and plies to conversion.
     Probe {
@@ -70,6 +75,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
             slices,
             dir,
             threads,
+            queue,
         } => {
             let mut options = build::Options::default();
             if let Some(t) = threads {
@@ -99,6 +105,9 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
                 Plan::materials(&wanted)
             };
             let dir = command_dir(config, dir.as_deref())?;
+            if let Some(url) = queue {
+                return crate::queue_main::egdb_queue(&url, &plan, &dir, options.distances);
+            }
             let expected = plan.cpu_time().as_secs_f64();
             say!(
                 "expected: about {} of CPU, {} on {} threads, {} of memory at most (slices found \
@@ -311,8 +320,9 @@ fn note(bar: &ProgressBar, line: String) {
     }
 }
 
-fn build_tables(plan: &Plan, dir: &Path, options: &build::Options) -> Result<()> {
-    let lock = match build::lock(dir, false) {
+/// Takes `dir`'s build lock, waiting (and saying so) while another build holds it.
+pub fn lock_dir(dir: &Path) -> Result<build::DirLock> {
+    Ok(match build::lock(dir, false) {
         Err(build::BuildError::Busy(_)) => {
             eprintln!(
                 "another build is writing to {} (the engine's background build?): waiting for it",
@@ -321,7 +331,11 @@ fn build_tables(plan: &Plan, dir: &Path, options: &build::Options) -> Result<()>
             build::lock(dir, true)?
         }
         other => other?,
-    };
+    })
+}
+
+fn build_tables(plan: &Plan, dir: &Path, options: &build::Options) -> Result<()> {
+    let lock = lock_dir(dir)?;
     let start = Instant::now();
     // The bar counts numbers through the two passes over every position (settling and checking);
     // the un-moving in between shows as the message.

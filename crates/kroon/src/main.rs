@@ -205,8 +205,8 @@ enum Command {
     Book(book_main::BookCommand),
     /// Play Kroon against itself and write every position with its result, for `kroon train`.
     Selfplay(learn_main::SelfplayArgs),
-    /// Run jobs from a queue (self-play batches) until stopped: Ctrl-C finishes the jobs at
-    /// hand, a second Ctrl-C hands them back.
+    /// Run jobs from a queue (self-play batches, match game pairs, table slices) until stopped:
+    /// Ctrl-C finishes the jobs at hand, a second Ctrl-C hands them back.
     Worker(queue_main::WorkerArgs),
     /// Show a queue's runs: jobs pending, running (by whom, for how long), done and failed.
     QueueStatus {
@@ -474,6 +474,9 @@ fn run() -> Result<()> {
         Command::Worker(args) => queue_main::worker(args, &config)?,
         Command::QueueStatus { queue } => queue_main::status(&queue)?,
         Command::Hub { egdb } => hub_main::run(&config, egdb.as_deref())?,
+        Command::Match(args) if args.queue().is_some() => {
+            queue_main::match_queue(args, &config.engine.variant)?;
+        }
         Command::Match(args) => kroon_match::run(args, &config.engine.variant)?,
         Command::Dxp(args) => dxp_main::run(args, &config)?,
         Command::Chinese { command } => chinese::run(command)?,

@@ -31,6 +31,15 @@ pub struct WorkerArgs {
     /// Exit once no job has come for this many seconds (default: wait for ever).
     #[arg(long, value_name = "SECONDS")]
     idle_exit: Option<u64>,
+    /// A job handed out more often than this (its workers died on it each time) is answered
+    /// with an error and dropped.
+    #[arg(long, default_value_t = worker::MAX_DELIVERIES)]
+    max_deliveries: u64,
+    /// The engines this worker plays match games with: one `--engine` spec a line (`name=A
+    /// cmd="kroon hub" option.hash=16`). A match job names its engines; a name missing here is
+    /// answered with an error. Without it, the worker refuses match jobs.
+    #[arg(long, value_name = "FILE")]
+    engines: Option<std::path::PathBuf>,
 }
 
 fn default_name() -> String {
@@ -68,6 +77,12 @@ pub fn worker(args: WorkerArgs, config: &Config) -> Result<()> {
         openings_for: Box::new(kroon_match::default_openings),
         max_jobs: args.max_jobs,
         idle_exit: args.idle_exit.map(Duration::from_secs),
+        max_deliveries: args.max_deliveries.max(1),
+        engines: args
+            .engines
+            .as_deref()
+            .map(kroon_match::remote::EngineBook::load)
+            .transpose()?,
     };
     say!(
         "worker {name} on {}: {} threads, bench {bench}",
@@ -112,6 +127,80 @@ pub fn selfplay(
         )?;
     }
     Ok(summary)
+}
+
+/// `kroon match --queue URL`: the game pairs as jobs, recorded here in schedule order.
+pub fn match_queue(args: kroon_match::MatchArgs, variant: &str) -> Result<()> {
+    let url = args.queue().unwrap_or_default().to_owned();
+    let m = kroon_match::Match::new(args, variant)?;
+    let build = Build {
+        bench: bench::signature(),
+        eval: "engines by name".to_owned(),
+    };
+    let stop = worker::Stop::default();
+    on_signals(&stop)?;
+    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut link = link::Link::open(&url, abort)?;
+    let (report, duplicates) =
+        kroon_queue::matches::produce(&mut link, &m, &build, stop.finishing())?;
+    if duplicates > 0 {
+        say!("{duplicates} results repeated one already counted")?;
+    }
+    if let Some(kroon_match::Stopped::Failing(text)) = report.stopped {
+        anyhow::bail!(text);
+    }
+    Ok(())
+}
+
+/// `kroon egdb build --queue URL`: the slice pairs as jobs, checked and written to `dir`.
+pub fn egdb_queue(
+    url: &str,
+    plan: &kroon_egdb::build::Plan,
+    dir: &std::path::Path,
+    distances: u32,
+) -> Result<()> {
+    let lock = crate::egdb_main::lock_dir(dir)?;
+    let build = Build {
+        bench: bench::signature(),
+        eval: "tables".to_owned(),
+    };
+    let stop = worker::Stop::default();
+    on_signals(&stop)?;
+    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut link = link::Link::open(url, abort)?;
+    say!(
+        "queue {}: {} slices to build in {}",
+        link.shown(),
+        plan.slices().len(),
+        dir.display()
+    )?;
+    let start = std::time::Instant::now();
+    let summary = kroon_queue::egdb::produce(
+        &mut link,
+        plan,
+        dir,
+        distances,
+        &build,
+        stop.finishing(),
+        |m, _| {
+            let _ = say!("{m}: built on the queue, checked, written");
+        },
+    )?;
+    drop(lock);
+    say!(
+        "built {} slices on the queue, kept {}, in {:.1} s, in {}",
+        summary.built,
+        summary.found,
+        start.elapsed().as_secs_f64(),
+        dir.display()
+    )?;
+    if summary.duplicates > 0 {
+        say!(
+            "{} results repeated one already counted",
+            summary.duplicates
+        )?;
+    }
+    Ok(())
 }
 
 /// `kroon queue-status --queue URL`.

@@ -33,6 +33,7 @@ mod hub;
 pub mod openings;
 mod pdn;
 mod player;
+pub mod remote;
 mod report;
 mod runner;
 mod spec;
@@ -106,6 +107,11 @@ impl clap::Args for MatchArgs {
 }
 
 impl MatchArgs {
+    /// The queue the games are to be played on (`--queue`), if any.
+    #[must_use]
+    pub fn queue(&self) -> Option<&str> {
+        self.opts.queue.as_deref()
+    }
     /// Reads the options from the words that follow `kroon match` on its command line.
     ///
     /// # Errors
@@ -208,6 +214,11 @@ pub struct MatchOpts {
     /// The PDN `Event` tag.
     #[arg(long, default_value = "kroon match")]
     event: String,
+    /// Play the game pairs on the workers of this queue (redis://HOST:PORT/[DB]) instead of
+    /// here; each worker starts the engines named here from its own engines file (`kroon worker
+    /// --engines FILE`), so only the engines' names are used from the --engine specs.
+    #[arg(long, value_name = "URL")]
+    queue: Option<String>,
     /// Developer tool: print N balanced openings (PDN, one per line) made with Kroon's search,
     /// as in scripts/openings/openings.txt, and exit.
     #[arg(long, value_name = "N", hide = true)]

@@ -206,7 +206,7 @@ fn count_failures(shared: &Shared<'_>, job: &Job, played: &Played) -> Option<Str
 }
 
 /// A game lost before it began, by the engine playing `side`.
-fn forfeit(variant: Variant, side: Colour, f: Failure) -> Played {
+pub(crate) fn forfeit(variant: Variant, side: Colour, f: Failure) -> Played {
     let who = side_name(variant, side);
     Played {
         moves: Vec::new(),

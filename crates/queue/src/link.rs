@@ -72,6 +72,10 @@ pub fn redact(url: &str) -> String {
 
 /// Was `e` the connection failing (worth reconnecting), rather than the server refusing a command?
 fn transient(e: &redis::RedisError) -> bool {
+    // A wrong password stays wrong: said at once, not retried.
+    if e.kind() == redis::ErrorKind::AuthenticationFailed {
+        return false;
+    }
     e.is_io_error()
         || e.is_timeout()
         || e.is_connection_dropped()
@@ -200,6 +204,70 @@ impl Link {
         }
         *backoff = (*backoff * 2).min(MAX_BACKOFF);
         Ok(())
+    }
+
+    /// Puts a job on the queue and notes its id among `run`'s jobs issued (so that a producer
+    /// started again issues nothing twice).
+    ///
+    /// # Errors
+    /// As [`Link::run`].
+    pub fn issue(&mut self, run: &str, job: &crate::record::Job) -> Result<()> {
+        let bytes = job.to_bytes();
+        self.run(|con| {
+            redis::pipe()
+                .cmd("XADD")
+                .arg(keys::JOBS)
+                .arg("*")
+                .arg("job")
+                .arg(&bytes)
+                .ignore()
+                .sadd(keys::issued(run), &job.id)
+                .ignore()
+                .query::<()>(con)
+        })
+    }
+
+    /// Makes the consumer group and notes `run` (its kind and job count) for `queue-status`.
+    ///
+    /// # Errors
+    /// As [`Link::run`].
+    pub fn register(&mut self, run: &str, kind: &str, jobs: usize) -> Result<()> {
+        self.ensure_group()?;
+        self.run(|con| {
+            redis::pipe()
+                .sadd(keys::RUNS, run)
+                .hset(keys::run(run), "kind", kind)
+                .hset(keys::run(run), "jobs", jobs)
+                .query::<()>(con)
+        })
+    }
+
+    /// The entries of `run`'s results after `last` (at most `count`; `block` waits for one).
+    ///
+    /// # Errors
+    /// As [`Link::run`].
+    pub fn results(
+        &mut self,
+        run: &str,
+        last: &str,
+        count: usize,
+        block: Option<Duration>,
+    ) -> Result<Vec<redis::streams::StreamId>> {
+        let key = keys::results(run);
+        let reply: Option<redis::streams::StreamReadReply> = self.run(|con| {
+            let mut cmd = redis::cmd("XREAD");
+            cmd.arg("COUNT").arg(count);
+            if let Some(b) = block {
+                cmd.arg("BLOCK").arg(b.as_millis() as u64);
+            }
+            cmd.arg("STREAMS").arg(&key).arg(last);
+            cmd.query(con)
+        })?;
+        Ok(reply
+            .into_iter()
+            .flat_map(|r| r.keys)
+            .flat_map(|k| k.ids)
+            .collect())
     }
 
     /// Creates the workers' consumer group on the jobs stream (and the stream), unless it exists.

@@ -97,16 +97,53 @@ pub struct SelfplayTask {
     pub end: u32,
 }
 
-/// What a job asks for.
+/// The pair of endgame-table slices `slice` belongs to (it and its mirror), built by
+/// `kroon egdb build`'s code from the slices it needs, which the worker fetches from the queue.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct EgdbTask {
+    /// The slice's name (`1K2M-1K`).
+    pub slice: String,
+    /// Slices up to this many pieces keep their distances to conversion (as `build::Options`).
+    pub distances: u32,
+}
+
+impl EgdbTask {
+    fn check(&self) -> Result<(), RecordError> {
+        let m: kroon_egdb::Material = self
+            .slice
+            .parse()
+            .map_err(|e| field("slice", format!("{:?}: {e}", self.slice)))?;
+        if !m.is_stored() || m.pieces() > kroon_egdb::MAX_PIECES {
+            return Err(field(
+                "slice",
+                format!("{m} is not a slice the tables store"),
+            ));
+        }
+        if self.distances > kroon_egdb::MAX_PIECES {
+            return Err(field(
+                "distances",
+                format!("0 to {}", kroon_egdb::MAX_PIECES),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a job asks for.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Task {
     /// Self-play games.
     Selfplay(SelfplayTask),
+    /// A game pair of a match, its engines named (each worker maps names to its own engines).
+    Match(kroon_match::remote::PairTask),
+    /// A pair of endgame-table slices.
+    Egdb(EgdbTask),
 }
 
 /// A job.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Job {
     /// [`VERSION`].
@@ -238,6 +275,11 @@ impl Job {
         }
         match &job.task {
             Task::Selfplay(t) => t.check()?,
+            Task::Egdb(t) => t.check()?,
+            Task::Match(t) => {
+                t.check()
+                    .map_err(|e| field("task", format!("match pair: {e:#}")))?;
+            }
         }
         Ok(job)
     }
@@ -290,6 +332,62 @@ impl JobResult {
             job: job.to_owned(),
             worker: worker.to_owned(),
             outcome: Outcome::Failed { error },
+        }
+    }
+}
+
+/// The run and job a record names, read loosely from a record too malformed to parse (a field out
+/// of range, an unknown task): enough to send its error where its producer looks. `None` unless
+/// both are plain names.
+#[must_use]
+pub fn named(bytes: &[u8], job_field: &str) -> Option<(String, String)> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    let run = value.get("run")?.as_str()?;
+    let job = value.get(job_field)?.as_str()?;
+    (check_name("run", run).is_ok() && check_name("job", job).is_ok())
+        .then(|| (run.to_owned(), job.to_owned()))
+}
+
+/// Reads the result record of entry `entry` in `run`'s results stream, as a producer does: a
+/// malformed one is logged with the entry's id and, when it names one of the run's jobs loosely,
+/// turned into a failure of that job (`Err(Some(..))`) so that the job is issued again rather
+/// than waited for; otherwise it is dropped (`Err(None)`).
+///
+/// # Errors
+/// As said: `Err` is a record that was not read as sent.
+pub fn read_result(
+    entry: &str,
+    run: &str,
+    bytes: Option<&[u8]>,
+) -> Result<JobResult, Option<JobResult>> {
+    let Some(bytes) = bytes else {
+        tracing::warn!("result entry {entry} of run {run} has no result field; ignored");
+        return Err(None);
+    };
+    let err = match JobResult::parse(bytes) {
+        Ok(r) => return Ok(r),
+        Err(err) => err,
+    };
+    match named(bytes, "job") {
+        Some((r, job)) if r == run => {
+            let worker = serde_json::from_slice::<serde_json::Value>(bytes)
+                .ok()
+                .and_then(|v| v.get("worker")?.as_str().map(plain_name))
+                .unwrap_or_else(|| "_".to_owned());
+            tracing::warn!(
+                "result entry {entry} of run {run} (job {job} from {worker}) is malformed: {err}; \
+                 counted as a failure"
+            );
+            Err(Some(JobResult::failed(
+                run,
+                &job,
+                &worker,
+                &format!("malformed result entry {entry}: {err}"),
+            )))
+        }
+        _ => {
+            tracing::warn!("result entry {entry} of run {run} is malformed: {err}; ignored");
+            Err(None)
         }
     }
 }
@@ -402,6 +500,12 @@ mod tests {
         assert!(matches!(&f.outcome, Outcome::Failed { error } if error.len() <= MAX_ERROR));
         assert_eq!(JobResult::parse(&f.to_bytes()), Ok(f));
         assert_eq!(plain_name("host name!"), "host_name_");
+        assert_eq!(
+            named(br#"{"run":"r1","id":"0-2","task":{"kind":"shell"}}"#, "id"),
+            Some(("r1".into(), "0-2".into()))
+        );
+        assert_eq!(named(br#"{"run":"r 1","id":"0-2"}"#, "id"), None);
+        assert_eq!(named(b"\xff", "id"), None);
         assert_eq!(plain_name(""), "_");
     }
 }

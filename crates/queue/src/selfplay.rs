@@ -4,7 +4,7 @@
 //! (`kroon_learn::selfplay::play`).
 
 use crate::link::{keys, Link};
-use crate::record::{self, Build, Job, JobResult, Outcome, SelfplayTask, Task};
+use crate::record::{self, Build, Job, Outcome, SelfplayTask, Task};
 use anyhow::{bail, Context, Result};
 use kroon_learn::record::{open_for_append, Flags, Record, RECORD_SIZE};
 use kroon_learn::selfplay::{self, MoveLimit, Settings, Summary};
@@ -237,14 +237,12 @@ pub fn produce(
     if wanted.is_empty() {
         return Ok((summary, progress));
     }
-    let results_key = keys::results(&run);
-    link.ensure_group()?;
+    link.register(&run, "selfplay", settings.games.div_ceil(batch) as usize)?;
     link.run(|con| {
-        redis::pipe()
-            .sadd(keys::RUNS, &run)
-            .hset(keys::run(&run), "kind", "selfplay")
-            .hset(keys::run(&run), "jobs", settings.games.div_ceil(batch))
-            .hset(keys::run(&run), "out", settings.out.display().to_string())
+        redis::cmd("HSET")
+            .arg(keys::run(&run))
+            .arg("out")
+            .arg(settings.out.display().to_string())
             .query::<()>(con)
     })?;
     let mut done: HashMap<u32, Vec<Vec<Record>>> = HashMap::new();
@@ -259,35 +257,16 @@ pub fn produce(
                 failures: &mut HashMap<u32, Vec<String>>,
                 progress: &mut Progress|
      -> Result<usize> {
-        let reply: Option<redis::streams::StreamReadReply> = link.run(|con| {
-            let mut cmd = redis::cmd("XREAD");
-            cmd.arg("COUNT").arg(256);
-            if let Some(b) = block {
-                cmd.arg("BLOCK").arg(b.as_millis() as u64);
-            }
-            cmd.arg("STREAMS").arg(&results_key).arg(last_id.as_str());
-            cmd.query(con)
-        })?;
-        let entries: Vec<_> = reply
-            .into_iter()
-            .flat_map(|r| r.keys)
-            .flat_map(|k| k.ids)
-            .collect();
+        let entries = link.results(&run, last_id, 256, block)?;
         let n = entries.len();
         for e in entries {
             last_id.clone_from(&e.id);
             let result: Option<Vec<u8>> = e.get("result");
             let data: Vec<u8> = e.get("data").unwrap_or_default();
-            let r = match result.as_deref().map(JobResult::parse) {
-                Some(Ok(r)) => r,
-                Some(Err(err)) => {
-                    tracing::warn!("result {} of run {run}: {err}; ignored", e.id);
-                    continue;
-                }
-                None => {
-                    tracing::warn!("result {} of run {run} has no record; ignored", e.id);
-                    continue;
-                }
+            let r = match crate::record::read_result(&e.id, &run, result.as_deref()) {
+                Ok(r) => r,
+                Err(None) => continue,
+                Err(Some(r)) => r,
             };
             let Some(&first) = ids.get(&r.job) else {
                 continue; // a batch the file already holds, or another cut of the run
@@ -359,7 +338,7 @@ pub fn produce(
                 .query(con)
         })?;
         if !issued || failed_before {
-            issue(link, &run, &job)?;
+            link.issue(&run, &job)?;
         }
         attempts.insert(first, 1);
     }
@@ -420,8 +399,7 @@ pub fn produce(
                 );
             }
             *tries += 1;
-            issue(
-                link,
+            link.issue(
                 &run,
                 &job(&run, settings, fingerprint, build, first, wanted[&first]),
             )?;
@@ -435,21 +413,4 @@ pub fn produce(
             &mut progress,
         )?;
     }
-}
-
-/// Puts a job on the queue and notes it issued.
-fn issue(link: &mut Link, run: &str, job: &Job) -> Result<()> {
-    let bytes = job.to_bytes();
-    link.run(|con| {
-        redis::pipe()
-            .cmd("XADD")
-            .arg(keys::JOBS)
-            .arg("*")
-            .arg("job")
-            .arg(&bytes)
-            .ignore()
-            .sadd(keys::issued(run), &job.id)
-            .ignore()
-            .query::<()>(con)
-    })
 }

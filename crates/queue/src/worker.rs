@@ -49,7 +49,15 @@ pub struct Options {
     pub max_jobs: u64,
     /// Exit once no job has come for this long (`None`: wait for ever).
     pub idle_exit: Option<Duration>,
+    /// The engines this worker plays match games with, by name (`--engines FILE`).
+    pub engines: Option<kroon_match::remote::EngineBook>,
+    /// A job delivered more often than this (its workers died or hung on it each time) is a
+    /// poison job: answered with an error result and dropped, never run again.
+    pub max_deliveries: u64,
 }
+
+/// The default of [`Options::max_deliveries`].
+pub const MAX_DELIVERIES: u64 = 5;
 
 /// What the signals asked: the first to finish the jobs at hand, the second to hand them back.
 #[derive(Clone, Default)]
@@ -59,6 +67,12 @@ pub struct Stop {
 }
 
 impl Stop {
+    /// Set at the first signal.
+    #[must_use]
+    pub fn finishing(&self) -> &AtomicBool {
+        &self.finish
+    }
+
     /// A signal arrived (Ctrl-C, SIGTERM).
     pub fn signal(&self) {
         if self.finish.swap(true, Ordering::Relaxed) {
@@ -217,6 +231,8 @@ fn heartbeat(shared: &Shared, all_done: &AtomicBool) {
 struct Taken {
     entry: String,
     bytes: Option<Vec<u8>>,
+    /// Times the group has handed it out, this time included.
+    deliveries: u64,
 }
 
 /// One thread's loop: take, run, post, acknowledge.
@@ -289,13 +305,25 @@ fn take(link: &mut Link, consumer: &str, visibility: Duration) -> Result<Option<
             .query(con)
     })?;
     if let Some(e) = claimed.claimed.into_iter().next() {
+        // XAUTOCLAIM counted this delivery; XPENDING tells how many there have been.
+        let pending: Vec<(String, String, u64, u64)> = link.run(|con| {
+            redis::cmd("XPENDING")
+                .arg(keys::JOBS)
+                .arg(keys::GROUP)
+                .arg(&e.id)
+                .arg(&e.id)
+                .arg(1)
+                .query(con)
+        })?;
+        let deliveries = pending.first().map_or(1, |p| p.3);
         tracing::info!(
-            "{consumer}: took over job entry {} from a silent worker",
+            "{consumer}: took over job entry {} from a silent worker (delivery {deliveries})",
             e.id
         );
         return Ok(Some(Taken {
             bytes: e.get("job"),
             entry: e.id,
+            deliveries,
         }));
     }
     let read: Option<redis::streams::StreamReadReply> = link.run(|con| {
@@ -320,6 +348,7 @@ fn take(link: &mut Link, consumer: &str, visibility: Duration) -> Result<Option<
         .map(|e| Taken {
             bytes: e.get("job"),
             entry: e.id,
+            deliveries: 1,
         }))
 }
 
@@ -393,33 +422,26 @@ fn handle(
     t: usize,
 ) -> Result<()> {
     let o = &shared.options;
+    if taken.deliveries > o.max_deliveries {
+        let why = format!(
+            "job entry {} delivered {} times (its workers stopped before answering each time): \
+             a poison job, given up",
+            taken.entry, taken.deliveries
+        );
+        tracing::warn!("{consumer}: {why}");
+        return refuse(shared, link, consumer, taken, &why);
+    }
     let job = match taken.bytes.as_deref().map(Job::parse) {
         Some(Ok(job)) => job,
         Some(Err(e)) => {
-            // Nothing in it can be trusted, the run's name included: the error goes to the
-            // errors stream, named by the entry.
             tracing::warn!("{consumer}: job entry {} is malformed: {e}", taken.entry);
-            let r = JobResult::failed(
-                "_",
-                &record::plain_name(&taken.entry),
-                consumer,
-                &e.to_string(),
-            );
-            post_error(link, &r)?;
-            shared.tally.lock().failed += 1;
-            return ack(link, &taken.entry);
+            let why = format!("job entry {} is malformed: {e}", taken.entry);
+            return refuse(shared, link, consumer, taken, &why);
         }
         None => {
             tracing::warn!("{consumer}: job entry {} has no job field", taken.entry);
-            let r = JobResult::failed(
-                "_",
-                &record::plain_name(&taken.entry),
-                consumer,
-                "no job field",
-            );
-            post_error(link, &r)?;
-            shared.tally.lock().failed += 1;
-            return ack(link, &taken.entry);
+            let why = format!("job entry {} has no job field", taken.entry);
+            return refuse(shared, link, consumer, taken, &why);
         }
     };
     if let Some(c) = shared.current.lock().get_mut(t).and_then(Option::as_mut) {
@@ -428,7 +450,26 @@ fn handle(
     }
     tracing::info!("{consumer}: job {} of {} started", job.id, job.run);
     let started = Instant::now();
-    let answer = run_job(o, &job, engine, openings, &shared.stop.abort);
+    // A job that panics the code running it is answered with an error like any other refusal:
+    // the engine it may have left half-way is dropped.
+    let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if let Task::Egdb(task) = &job.task {
+            // Slices are fetched from the queue and built in a directory of the thread's own.
+            let scratch =
+                std::env::temp_dir().join(format!("kroon-worker-{}-{t}", std::process::id()));
+            return crate::egdb::play(link, &job.run, task, &scratch).map(|d| Some((d, 2)));
+        }
+        run_job(o, &job, engine, openings, &shared.stop.abort)
+    }))
+    .unwrap_or_else(|panic| {
+        *engine = EngineSlot::default();
+        let text = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(anyhow::anyhow!("the job panicked the worker: {text}"))
+    });
     match answer {
         Ok(Some((data, items))) => {
             let result = JobResult {
@@ -465,6 +506,28 @@ fn handle(
             shared.tally.lock().failed += 1;
         }
     }
+    ack(link, &taken.entry)
+}
+
+/// Answers a job that cannot be run (malformed, or a poison job) with an error result, and drops
+/// it. The error goes to the run's results when the entry names a run and job plainly enough to
+/// be read loosely (so its producer hears of it); otherwise, as nothing in it can be trusted, to
+/// the errors stream, named by the entry.
+fn refuse(
+    shared: &Shared,
+    link: &mut Link,
+    consumer: &str,
+    taken: &Taken,
+    why: &str,
+) -> Result<()> {
+    match taken.bytes.as_deref().and_then(|b| record::named(b, "id")) {
+        Some((run, job)) => post(link, &JobResult::failed(&run, &job, consumer, why), &[])?,
+        None => post_error(
+            link,
+            &JobResult::failed("_", &record::plain_name(&taken.entry), consumer, why),
+        )?,
+    }
+    shared.tally.lock().failed += 1;
     ack(link, &taken.entry)
 }
 
@@ -525,6 +588,22 @@ fn run_job(
             };
             let with = Playing { eval, openings };
             selfplay::play(task, &with, engine, abort)
+        }
+        Task::Egdb(_) => anyhow::bail!("a table job is run by handle"),
+        Task::Match(task) => {
+            // The engines are the worker's own programs, not this build's search: no build
+            // check, but every engine comes from the worker's engines file.
+            let Some(book) = &o.engines else {
+                anyhow::bail!("this worker has no engines file (kroon worker --engines FILE)");
+            };
+            Ok(
+                kroon_match::remote::play_pair(task, book, abort)?.map(|games| {
+                    (
+                        serde_json::to_vec(&games).unwrap_or_default(),
+                        games.len() as u64,
+                    )
+                }),
+            )
         }
     }
 }
