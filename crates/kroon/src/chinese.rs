@@ -142,9 +142,11 @@ pub enum ChineseCommand {
         /// Games.
         #[arg(long, default_value_t = 10)]
         games: usize,
-        /// Seats, comma separated, in turn order, repeated to fill the table: greedy, engine,
-        /// engine:time=S, engine:nodes=N, engine:depth=D. Game g turns them g places round the
-        /// table, so each plays every camp.
+        /// Seats, comma separated, in turn order, repeated to fill the table: greedy, or engine
+        /// (best-reply; also brs), paranoid or mcts, each with options :time=S, :nodes=N,
+        /// :depth=D (not mcts; mcts counts iterations as nodes), and for mcts :c=X, :playout=P,
+        /// :seed=S, e.g. mcts:time=0.05. Game g turns them g places round the table, so each
+        /// plays every camp.
         #[arg(long, default_value = "engine,greedy")]
         seats: String,
         /// Random plies (each gaining ground) opening each group of games, so games differ;
@@ -485,14 +487,16 @@ fn print_match(start: Position, seats: &[Seat], specs: &[String], rules: MatchRu
     }
     for (k, t) in tally.iter().enumerate() {
         out!(
-            "seat {} {}: points {} wins {} of {} forfeits {} mean place {:.2}",
+            "seat {} {}: points {} wins {} of {} forfeits {} mean place {:.2} nodes/move {} ms/move {:.1}",
             k + 1,
             specs[k],
             t.points,
             t.wins,
             t.seats_played,
             t.forfeits,
-            f64::from(t.place_sum) / f64::from(t.seats_played.max(1))
+            f64::from(t.place_sum) / f64::from(t.seats_played.max(1)),
+            t.effort.nodes / u64::from(t.effort.moves.max(1)),
+            t.effort.think.as_secs_f64() * 1000.0 / f64::from(t.effort.moves.max(1))
         )?;
     }
     Ok(())
