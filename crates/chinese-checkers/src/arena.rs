@@ -258,8 +258,9 @@ pub struct Tally {
 }
 
 /// Plays a match: game `g` seats the specs `g` places round the table (the `i`-th player of the
-/// game is spec `(i + g) mod specs`), so each spec plays every camp; `on_game` sees each game as
-/// it ends. Returns one tally per spec.
+/// game is spec `(i + g) mod specs`), so over `specs` games each spec plays every camp once,
+/// and those games share their random opening; `on_game` sees each game as it ends. Returns one
+/// tally per spec.
 pub fn run_match(
     start: Position,
     seats: &[Seat],
@@ -278,10 +279,10 @@ pub fn run_match(
     let mut rng = Rng(rules.seed);
     let mut opening = Vec::new();
     for g in 0..rules.games {
-        if g % n == 0 {
+        if g % seats.len() == 0 {
             opening = random_opening(start, rules.random_plies, &mut rng);
         }
-        let table: Vec<usize> = (0..n).map(|i| (i + g % n) % seats.len()).collect();
+        let table: Vec<usize> = (0..n).map(|i| (i + g) % seats.len()).collect();
         let playing: Vec<Seat> = table.iter().map(|&k| seats[k]).collect();
         let (game, effort) = play_game(
             start,
@@ -313,4 +314,66 @@ pub fn run_match(
         });
     }
     Ok(tally)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seats_parse_with_their_options() {
+        assert_eq!(Seat::parse("greedy"), Ok(Seat::Greedy));
+        assert_eq!(
+            Seat::parse("brs:nodes=500"),
+            Ok(Seat::Engine(Limit::Nodes(500)))
+        );
+        assert_eq!(
+            Seat::parse("paranoid:depth=3"),
+            Ok(Seat::Paranoid(Limit::Depth(3)))
+        );
+        let config = MctsConfig {
+            exploration: 0.7,
+            playout_plies: 2,
+            ..MctsConfig::default()
+        };
+        assert_eq!(
+            Seat::parse("mcts:nodes=800:c=0.7:playout=2"),
+            Ok(Seat::Mcts(Limit::Nodes(800), config))
+        );
+        for bad in [
+            "mcts:depth=3",
+            "greedy:nodes=5",
+            "brs:c=1",
+            "minimax",
+            "brs:time=0",
+        ] {
+            assert!(Seat::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rotation_seats_each_spec_in_every_camp() {
+        // Three specs at a table of four: over three games each spec sits in each camp once.
+        let start = Position::start(4).unwrap();
+        let seats = [Seat::Greedy; 3];
+        let rules = MatchRules {
+            games: 6,
+            random_plies: 0,
+            seed: 1,
+            max_rounds: 1,
+        };
+        let mut count = [[0u32; 6]; 3];
+        let tally = run_match(start, &seats, rules, &mut |g| {
+            for (s, k) in &g.results {
+                count[*k][s.camp.index()] += 1;
+            }
+        })
+        .unwrap();
+        for (k, camps) in count.iter().enumerate() {
+            for c in start.seats() {
+                assert_eq!(camps[c.index()], 2, "spec {k} in {c}");
+            }
+            assert_eq!(tally[k].seats_played, 8);
+        }
+    }
 }
