@@ -5,12 +5,37 @@
 # The machine these run on is shared, so the budgets are fixed node counts instead of times:
 # 50,000 nodes is what the search visits in about 0.1 s on one core here (`kroon chinese
 # analyse --time 0.1`), and 12,500 is a quarter of it. Pass --time to use real clocks instead.
+#
+# With `multi`, the three multi-player searches (best-reply, paranoid, Monte Carlo) in one
+# table for 3, 4 and 6 players, seats rotated each game (over three games each search plays
+# every camp once; with 4 and 6 players one search, or each, fills two seats). Budgets are
+# node (iteration) counts calibrated to about equal time a move here; the match prints each
+# seat's nodes and milliseconds a move, so the equality can be checked.
 # Usage: scripts/chinese-match.sh [GAMES] [--time]
+#        scripts/chinese-match.sh multi [GAMES] [PLAYER COUNTS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-games="${1:-100}"
 kroon="${KROON:-${CARGO_TARGET_DIR:-target}/release/kroon}"
 [ -x "$kroon" ] || cargo build --release -p kroon
+if [ "${1:-}" = "multi" ]; then
+  games="${2:-120}"
+  shift $(( $# < 2 ? $# : 2 ))
+  counts="${*:-3 4 6}"
+  for players in $counts; do
+    case $players in
+      3) seats="brs:nodes=5000,paranoid:nodes=5000,mcts:nodes=600" ;;
+      4) seats="brs:nodes=4000,paranoid:nodes=4500,mcts:nodes=600" ;;
+      6) seats="brs:nodes=3000,paranoid:nodes=4000,mcts:nodes=600" ;;
+      *) echo "player counts: 3, 4 or 6" >&2; exit 2 ;;
+    esac
+    echo "== $players players, $games games: $seats"
+    "$kroon" chinese match --players "$players" --games "$games" --seats "$seats" \
+      --random-plies 4 --max-rounds 80 --seed "$players" |
+      awk '{ print } / adjudicated /{ a++ } END { print "adjudicated at round 80: " a + 0 }'
+  done
+  exit 0
+fi
+games="${1:-100}"
 if [ "${2:-}" = "--time" ]; then
   full="engine:time=0.1"; quarter="engine:time=0.025"
 else

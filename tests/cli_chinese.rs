@@ -117,6 +117,53 @@ fn match_tallies_points() {
 }
 
 #[test]
+fn match_seats_the_three_searches() {
+    let o = kroon(&[
+        "match",
+        "--players",
+        "3",
+        "--games",
+        "3",
+        "--seats",
+        "brs:depth=1,paranoid:depth=2,mcts:nodes=50",
+        "--max-rounds",
+        "4",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert_eq!(s.lines().filter(|l| l.starts_with("game ")).count(), 3);
+    // Over three games each search sat in each of the three camps once.
+    for spec in ["brs:depth=1", "paranoid:depth=2", "mcts:nodes=50"] {
+        let seat = s
+            .lines()
+            .find(|l| l.contains(&format!(" {spec}: points ")))
+            .unwrap_or_else(|| panic!("{s}"));
+        assert!(seat.contains(" of 3 forfeits "), "{seat}");
+        // Monte Carlo spends its budget exactly: 50 iterations a move.
+        if spec.starts_with("mcts") {
+            assert!(seat.contains(" nodes/move 50 "), "{seat}");
+        }
+    }
+}
+
+#[test]
+fn solve_two_players_prints_a_game_for_each_side() {
+    let o = kroon(&["solve", "--players", "2", "--width", "300"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    for side in ["A", "D"] {
+        let line = s
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{side} finishing: ")))
+            .unwrap_or_else(|| panic!("{s}"));
+        let n = line.split_whitespace().count();
+        // Bell's shortest game is 30 moves; a narrow beam finds a longer one.
+        assert!((29..=60).contains(&n), "{s}");
+        assert!(s.contains(&format!("{side} finishes on move {n} ")), "{s}");
+    }
+}
+
+#[test]
 fn solve_prints_a_line_no_shorter_than_the_optimum() {
     // A narrow beam is quick and not optimal; no line can beat Bell's 27.
     let o = kroon(&["solve", "--width", "300"]);
@@ -165,6 +212,8 @@ fn bad_input_gets_a_clear_message() {
         (vec!["moves", "--position", "D/DD A AD 1"], "17 rows"),
         (vec!["match", "--seats", "engine:speed=3"], "bad seat"),
         (vec!["analyse", "--time", "0"], "--time must be a positive"),
+        (vec!["match", "--seats", "mcts:depth=3"], "bad seat"),
+        (vec!["solve", "--players", "3"], "--players 2"),
     ] {
         let o = kroon(&args);
         assert!(!o.status.success(), "{args:?} succeeded");

@@ -4,46 +4,131 @@
 use std::time::{Duration, Instant};
 
 use crate::game::{Game, Standing, MOVE_SECONDS};
+use crate::mcts::{Mcts, MctsConfig};
 use crate::movegen::Move;
 use crate::position::{mix, Position, GOLDEN};
-use crate::search::{greedy, Limit, Searcher};
+use crate::search::{greedy, Algorithm, Limit, Searcher};
 
 /// How a seat chooses its moves.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Seat {
     /// The move that gains the most rows.
     Greedy,
-    /// The search, under a limit.
+    /// The alpha-beta search (best-reply with three players or more), under a limit.
     Engine(Limit),
+    /// Paranoid alpha-beta search, under a limit.
+    Paranoid(Limit),
+    /// Monte Carlo tree search, under a limit (nodes are iterations), with its parameters.
+    Mcts(Limit, MctsConfig),
 }
 
 impl Seat {
-    /// Parses `greedy`, `engine` (0.1 s a move), `engine:time=S`, `engine:nodes=N` or
-    /// `engine:depth=D`.
+    /// Parses `greedy`, or a player and its options: `engine` (or `brs`), `paranoid` or `mcts`,
+    /// then `:key=value` options: `time=S` (seconds a move; 0.1 when no limit is given),
+    /// `nodes=N`, `depth=D` (not for `mcts`), and for `mcts` also `c=X` (the exploration
+    /// weight), `playout=P` (plies before the evaluation cuts a playout) and `seed=S`.
     pub fn parse(text: &str) -> Result<Seat, String> {
         let bad = || {
-            format!("bad seat {text:?}: greedy, engine, engine:time=S, engine:nodes=N or engine:depth=D")
+            format!(
+                "bad seat {text:?}: greedy, or engine (brs), paranoid or mcts, each with options \
+                 :time=S, :nodes=N, :depth=D (not mcts), and for mcts :c=X, :playout=P, :seed=S"
+            )
         };
-        match text.split_once(':') {
-            None if text == "greedy" => Ok(Seat::Greedy),
-            None if text == "engine" => Ok(Seat::Engine(Limit::Time(Duration::from_millis(100)))),
-            Some(("engine", spec)) => {
-                let (k, v) = spec.split_once('=').ok_or_else(bad)?;
-                match k {
-                    "time" => {
-                        let s: f64 = v.parse().map_err(|_| bad())?;
-                        if !(s > 0.0 && s < 1e6) {
-                            return Err(bad());
-                        }
-                        Ok(Seat::Engine(Limit::Time(Duration::from_secs_f64(s))))
-                    }
-                    "nodes" => Ok(Seat::Engine(Limit::Nodes(v.parse().map_err(|_| bad())?))),
-                    "depth" => Ok(Seat::Engine(Limit::Depth(v.parse().map_err(|_| bad())?))),
-                    _ => Err(bad()),
+        let mut parts = text.split(':');
+        let name = parts.next().unwrap_or_default();
+        if name == "greedy" {
+            return if parts.next().is_none() {
+                Ok(Seat::Greedy)
+            } else {
+                Err(bad())
+            };
+        }
+        let mut limit = Limit::Time(Duration::from_millis(100));
+        let mut config = MctsConfig::default();
+        let mcts = name == "mcts";
+        for part in parts {
+            let (k, v) = part.split_once('=').ok_or_else(bad)?;
+            let number = || v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
+            match k {
+                "time" => {
+                    let s = number().filter(|&s| s > 0.0 && s < 1e6).ok_or_else(bad)?;
+                    limit = Limit::Time(Duration::from_secs_f64(s));
                 }
+                "nodes" => limit = Limit::Nodes(v.parse().map_err(|_| bad())?),
+                "depth" if !mcts => limit = Limit::Depth(v.parse().map_err(|_| bad())?),
+                "c" if mcts => config.exploration = number().ok_or_else(bad)?,
+                "playout" if mcts => config.playout_plies = v.parse().map_err(|_| bad())?,
+                "seed" if mcts => config.seed = v.parse().map_err(|_| bad())?,
+                _ => return Err(bad()),
             }
+        }
+        match name {
+            "engine" | "brs" => Ok(Seat::Engine(limit)),
+            "paranoid" => Ok(Seat::Paranoid(limit)),
+            "mcts" => Ok(Seat::Mcts(limit, config)),
             _ => Err(bad()),
         }
+    }
+}
+
+/// A seat's player with what it keeps from move to move.
+enum Player {
+    Greedy,
+    Search(Searcher, Limit),
+    Mcts(Mcts, Limit),
+}
+
+impl Player {
+    /// The player for `seat`; `seed` varies the Monte Carlo playouts from game to game.
+    fn new(seat: Seat, seed: u64) -> Player {
+        match seat {
+            Seat::Greedy => Player::Greedy,
+            Seat::Engine(limit) => Player::Search(Searcher::new(16), limit),
+            Seat::Paranoid(limit) => {
+                Player::Search(Searcher::with_algorithm(16, Algorithm::Paranoid), limit)
+            }
+            Seat::Mcts(limit, config) => Player::Mcts(
+                Mcts::new(MctsConfig {
+                    seed: mix(config.seed ^ seed),
+                    ..config
+                }),
+                limit,
+            ),
+        }
+    }
+
+    /// The move chosen, and the nodes (or iterations) it took.
+    fn choose(&mut self, pos: &Position) -> (Option<Move>, u64) {
+        match self {
+            Player::Greedy => (greedy(pos), 0),
+            Player::Search(s, limit) => {
+                let r = s.search(pos, *limit, &mut |_| {});
+                (r.best, r.nodes)
+            }
+            Player::Mcts(m, limit) => {
+                let r = m.search(pos, *limit);
+                (r.best, r.iterations)
+            }
+        }
+    }
+}
+
+/// What a seat spent over a game or a match.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Effort {
+    /// Moves chosen.
+    pub moves: u32,
+    /// Nodes searched (iterations for Monte Carlo).
+    pub nodes: u64,
+    /// Time spent choosing.
+    pub think: Duration,
+}
+
+impl Effort {
+    fn add(&mut self, other: Effort) {
+        self.moves += other.moves;
+        self.nodes += other.nodes;
+        self.think += other.think;
     }
 }
 
@@ -87,10 +172,20 @@ pub fn random_opening(start: Position, plies: usize, rng: &mut Rng) -> Vec<Move>
 }
 
 /// Plays a game from `start` after `opening`, `seats[i]` moving for the i-th player in turn
-/// order, until it is over or `max_rounds` rounds have been played.
-pub fn play_game(start: Position, opening: &[Move], seats: &[Seat], max_rounds: u16) -> Game {
+/// order, until it is over or `max_rounds` rounds have been played; `seed` varies the Monte
+/// Carlo players' playouts. Returns the game and what each player spent.
+pub fn play_game(
+    start: Position,
+    opening: &[Move],
+    seats: &[Seat],
+    max_rounds: u16,
+    seed: u64,
+) -> (Game, Vec<Effort>) {
     let camps: Vec<_> = start.seats().collect();
-    let mut searchers: Vec<Searcher> = camps.iter().map(|_| Searcher::new(16)).collect();
+    let mut players: Vec<Player> = (0..camps.len())
+        .map(|i| Player::new(seats[i % seats.len()], seed.wrapping_add(i as u64)))
+        .collect();
+    let mut effort = vec![Effort::default(); camps.len()];
     let mut game = Game::new(start);
     for &mv in opening {
         game.play(mv);
@@ -102,10 +197,12 @@ pub fn play_game(start: Position, opening: &[Move], seats: &[Seat], max_rounds: 
             .position(|&c| c == me)
             .expect("the player to move is seated");
         let began = Instant::now();
-        let mv = match seats[i % seats.len()] {
-            Seat::Greedy => greedy(&game.pos),
-            Seat::Engine(limit) => searchers[i].search(&game.pos, limit, &mut |_| {}).best,
-        };
+        let (mv, nodes) = players[i].choose(&game.pos);
+        effort[i].add(Effort {
+            moves: 1,
+            nodes,
+            think: began.elapsed(),
+        });
         if began.elapsed().as_secs_f64() > MOVE_SECONDS && game.overrun(me) {
             continue;
         }
@@ -114,7 +211,7 @@ pub fn play_game(start: Position, opening: &[Move], seats: &[Seat], max_rounds: 
             None => game.pass(),
         }
     }
-    game
+    (game, effort)
 }
 
 /// How a match is played.
@@ -156,11 +253,14 @@ pub struct Tally {
     pub forfeits: u32,
     /// Places summed (divide by `seats_played` for the mean).
     pub place_sum: u32,
+    /// Moves, nodes and time spent.
+    pub effort: Effort,
 }
 
 /// Plays a match: game `g` seats the specs `g` places round the table (the `i`-th player of the
-/// game is spec `(i + g) mod specs`), so each spec plays every camp; `on_game` sees each game as
-/// it ends. Returns one tally per spec.
+/// game is spec `(i + g) mod specs`), so over `specs` games each spec plays every camp once,
+/// and those games share their random opening; `on_game` sees each game as it ends. Returns one
+/// tally per spec.
 pub fn run_match(
     start: Position,
     seats: &[Seat],
@@ -179,12 +279,21 @@ pub fn run_match(
     let mut rng = Rng(rules.seed);
     let mut opening = Vec::new();
     for g in 0..rules.games {
-        if g % n == 0 {
+        if g % seats.len() == 0 {
             opening = random_opening(start, rules.random_plies, &mut rng);
         }
-        let table: Vec<usize> = (0..n).map(|i| (i + g % n) % seats.len()).collect();
+        let table: Vec<usize> = (0..n).map(|i| (i + g) % seats.len()).collect();
         let playing: Vec<Seat> = table.iter().map(|&k| seats[k]).collect();
-        let game = play_game(start, &opening, &playing, rules.max_rounds);
+        let (game, effort) = play_game(
+            start,
+            &opening,
+            &playing,
+            rules.max_rounds,
+            mix(rules.seed ^ ((g as u64) << 20)),
+        );
+        for (i, e) in effort.into_iter().enumerate() {
+            tally[table[i]].effort.add(e);
+        }
         let adjudicated = !game.pos.is_over();
         let mut results = Vec::with_capacity(n);
         for s in game.standings(adjudicated) {
@@ -205,4 +314,66 @@ pub fn run_match(
         });
     }
     Ok(tally)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seats_parse_with_their_options() {
+        assert_eq!(Seat::parse("greedy"), Ok(Seat::Greedy));
+        assert_eq!(
+            Seat::parse("brs:nodes=500"),
+            Ok(Seat::Engine(Limit::Nodes(500)))
+        );
+        assert_eq!(
+            Seat::parse("paranoid:depth=3"),
+            Ok(Seat::Paranoid(Limit::Depth(3)))
+        );
+        let config = MctsConfig {
+            exploration: 0.7,
+            playout_plies: 2,
+            ..MctsConfig::default()
+        };
+        assert_eq!(
+            Seat::parse("mcts:nodes=800:c=0.7:playout=2"),
+            Ok(Seat::Mcts(Limit::Nodes(800), config))
+        );
+        for bad in [
+            "mcts:depth=3",
+            "greedy:nodes=5",
+            "brs:c=1",
+            "minimax",
+            "brs:time=0",
+        ] {
+            assert!(Seat::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rotation_seats_each_spec_in_every_camp() {
+        // Three specs at a table of four: over three games each spec sits in each camp once.
+        let start = Position::start(4).unwrap();
+        let seats = [Seat::Greedy; 3];
+        let rules = MatchRules {
+            games: 6,
+            random_plies: 0,
+            seed: 1,
+            max_rounds: 1,
+        };
+        let mut count = [[0u32; 6]; 3];
+        let tally = run_match(start, &seats, rules, &mut |g| {
+            for (s, k) in &g.results {
+                count[*k][s.camp.index()] += 1;
+            }
+        })
+        .unwrap();
+        for (k, camps) in count.iter().enumerate() {
+            for c in start.seats() {
+                assert_eq!(camps[c.index()], 2, "spec {k} in {c}");
+            }
+            assert_eq!(tally[k].seats_played, 8);
+        }
+    }
 }

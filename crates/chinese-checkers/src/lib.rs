@@ -1,7 +1,8 @@
 //! Chinese checkers (Stern-Halma) on the 121-hole star for 2 to 6 players: the board and its
 //! hole names, the rules (steps, hop chains, the long-hop option, the anti-blocking rule), a
-//! position text, perft, an evaluation, searches for two and for many players, and a solver for
-//! the one-player puzzle (all ten pieces across in the fewest moves).
+//! position text, perft, an evaluation, searches for two and for many players (best-reply,
+//! paranoid and Monte Carlo tree search), and a solver for the one-player puzzle (all ten pieces
+//! across in the fewest moves).
 //!
 //! ```
 //! use kroon_chinese_checkers::{perft, Position};
@@ -17,6 +18,7 @@ pub mod arena;
 pub mod board;
 pub mod eval;
 pub mod game;
+pub mod mcts;
 pub mod movegen;
 pub mod perft;
 pub mod position;

@@ -1,5 +1,5 @@
 //! The search: iterative-deepening alpha-beta with a transposition table, for any number of
-//! players, as best-reply search (BRS, Schadd and Winands 2011).
+//! players, as best-reply search (BRS, Schadd and Winands 2011) or as paranoid search.
 //!
 //! With two players BRS is plain minimax with alpha-beta. With three to six, the searching
 //! player's moves alternate with one "best reply" layer: the moves of all opponents together,
@@ -17,6 +17,11 @@
 //! searching player, or as a win when it takes out the last opponent. The round is part of the
 //! table key, since the evaluation depends on it.
 //!
+//! Paranoid search (Sturtevant and Korf 2000) is the other reduction to two sides: every
+//! opponent moves in its turn, each as if all of them played together against the searching
+//! player, whose own next move lies as many plies away as there are players. Its positions are
+//! the game's own, with the round ending and the anti-blocking rule applied as in play.
+//!
 //! The search runs on one thread. The draughts search's lazy SMP shares nothing with this one
 //! but the idea; its table and worker types are built around draughts moves.
 
@@ -26,6 +31,15 @@ use crate::board::Camp;
 use crate::eval::{evaluate, WIN};
 use crate::movegen::Move;
 use crate::position::{mix, Position};
+
+/// How the opponents of the searching player are searched.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Best-reply search: one layer holds every opponent's moves, the others pass.
+    BestReply,
+    /// Paranoid search: each opponent moves in turn, all of them minimising.
+    Paranoid,
+}
 
 /// What to stop on.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -92,6 +106,7 @@ pub struct Searcher {
     /// Whether a round ends after the searching player's moves (it sits last in turn order)
     /// rather than after the opponents'.
     round_after_max: bool,
+    algorithm: Algorithm,
 }
 
 fn side_key(root: Camp, maximising: bool) -> u64 {
@@ -122,8 +137,13 @@ fn gain(c: Camp, mv: Move) -> i8 {
 }
 
 impl Searcher {
-    /// A searcher with a table of about `mib` MiB.
+    /// A best-reply searcher with a table of about `mib` MiB.
     pub fn new(mib: usize) -> Searcher {
+        Searcher::with_algorithm(mib, Algorithm::BestReply)
+    }
+
+    /// A searcher of either algorithm with a table of about `mib` MiB.
+    pub fn with_algorithm(mib: usize, algorithm: Algorithm) -> Searcher {
         let entries = (mib.max(1) << 20) / std::mem::size_of::<Entry>();
         let size = entries.next_power_of_two() / 2;
         Searcher {
@@ -134,6 +154,7 @@ impl Searcher {
             hard_time: None,
             stopped: false,
             round_after_max: false,
+            algorithm,
         }
     }
 
@@ -179,8 +200,10 @@ impl Searcher {
             let mut best = moves[0];
             let mut complete = true;
             for (i, &mv) in moves.iter().enumerate() {
-                let Some(score) = self.child(
-                    pos.moved(root, mv),
+                let Some(score) = self.after(
+                    pos,
+                    root,
+                    Some(mv),
                     root,
                     depth as i32 - 1,
                     alpha,
@@ -238,6 +261,39 @@ impl Searcher {
         self.stopped
     }
 
+    /// The search below `pos` after `c` plays `mv` (`None`: the side to move has no move and
+    /// passes) at a node of the `maximising` side. Best-reply moves the piece and leaves the turn to the layers; paranoid plays the
+    /// move as the game does, and a searching player forfeited by the anti-blocking rule at the
+    /// round's end has lost.
+    #[allow(clippy::too_many_arguments)]
+    fn after(
+        &mut self,
+        pos: &Position,
+        c: Camp,
+        mv: Option<Move>,
+        root: Camp,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: i32,
+        maximising: bool,
+    ) -> Option<i32> {
+        match self.algorithm {
+            Algorithm::BestReply => {
+                let next = mv.map_or(*pos, |mv| pos.moved(c, mv));
+                self.child(next, root, depth, alpha, beta, ply, maximising)
+            }
+            Algorithm::Paranoid => {
+                let next = mv.map_or_else(|| pos.pass(), |mv| pos.play(mv));
+                if next.is_out(root) {
+                    self.nodes += 1;
+                    return Some(-WIN + ply);
+                }
+                self.node(&next, root, depth, alpha, beta, ply, next.to_move() == root)
+            }
+        }
+    }
+
     /// The position after a layer of moves (`moved`: the searching player's layer, or the
     /// opponents'), searched on. Where a round ends there, the round advances and the
     /// anti-blocking rule applies: the searching player falling short loses; an opponent falling
@@ -291,6 +347,10 @@ impl Searcher {
         if pos.seats().any(|c| c != root && pos.has_finished(c)) {
             return Some(-WIN + ply);
         }
+        // Paranoid plays the round's end as the game does: every opponent forfeited is a win.
+        if self.algorithm == Algorithm::Paranoid && pos.active().all(|c| c == root) {
+            return Some(WIN - ply);
+        }
         if depth <= 0 {
             return Some(evaluate(pos, root));
         }
@@ -312,7 +372,11 @@ impl Searcher {
         }
         let mut moves: Vec<(Camp, Move)> = Vec::with_capacity(128);
         let mut buf = Vec::with_capacity(96);
-        if maximising {
+        if self.algorithm == Algorithm::Paranoid {
+            let c = pos.to_move();
+            pos.moves_of(c, &mut buf);
+            moves.extend(buf.iter().map(|&m| (c, m)));
+        } else if maximising {
             pos.moves_of(root, &mut buf);
             moves.extend(buf.iter().map(|&m| (root, m)));
         } else {
@@ -323,7 +387,17 @@ impl Searcher {
             }
         }
         if moves.is_empty() {
-            return self.child(*pos, root, depth - 1, alpha, beta, ply + 1, maximising);
+            return self.after(
+                pos,
+                pos.to_move(),
+                None,
+                root,
+                depth - 1,
+                alpha,
+                beta,
+                ply + 1,
+                maximising,
+            );
         }
         moves.sort_by_key(|&(c, m)| -i32::from(gain(c, m)));
         if let Some(t) = tt_move {
@@ -335,8 +409,10 @@ impl Searcher {
         let mut best = if maximising { -WIN - 1 } else { WIN + 1 };
         let mut best_move = moves[0];
         for &(c, mv) in &moves {
-            let s = self.child(
-                pos.moved(c, mv),
+            let s = self.after(
+                pos,
+                c,
+                Some(mv),
                 root,
                 depth - 1,
                 alpha,

@@ -174,3 +174,88 @@ pub fn replay(puzzle: &Puzzle, moves: &[Move]) -> Result<Holes, usize> {
     }
     Ok(Holes(pieces))
 }
+
+/// The shortest two-player game, as a cooperative puzzle: A and D alternate from the start (A
+/// first) and play together so that `target` fills its goal in as few moves in all as they can
+/// find. The other side's pieces start in that goal and must leave it, but they also serve as
+/// stones to hop over. A beam search of width `width` over the pairs of piece sets, at most
+/// `max_plies` moves deep, ranked by twice the target's total distance to go, plus the other
+/// side's (its pieces coming forward clear the goal and stand in the target's path to be hopped
+/// over), plus four rows for each of its pieces still in the target's goal; ties by the bits.
+/// Lines in which the other side fills its own goal first are dropped. An upper bound, like
+/// [`beam`]. Returns the moves of both sides in order.
+pub fn beam_two(target: Camp, width: usize, max_plies: usize) -> Option<Vec<Move>> {
+    let (a, d) = (Camp::ALL[0], Camp::ALL[3]);
+    if target != a && target != d {
+        return None;
+    }
+    let goal = target.opposite().holes().0;
+    let score = |(pa, pd): (u128, u128)| {
+        let (mine, other) = if target == a { (pa, pd) } else { (pd, pa) };
+        let dist: i32 = Holes(mine)
+            .iter()
+            .map(|h| 8 - i32::from(target.forward(h)))
+            .sum();
+        let other_dist: i32 = Holes(other)
+            .iter()
+            .map(|h| 8 + i32::from(target.forward(h)))
+            .sum();
+        2 * dist + other_dist + 4 * (other & goal).count_ones() as i32
+    };
+    let other_goal = if target == a { d } else { a }.opposite().holes().0;
+    let other_done = |(pa, pd): (u128, u128)| (if target == a { pd } else { pa }) == other_goal;
+    type State = (u128, u128);
+    let mut kept: Vec<State> = vec![(a.holes().0, d.holes().0)];
+    let mut levels: Vec<HashMap<State, State>> = Vec::new();
+    for ply in 0..max_plies {
+        let a_moves = ply % 2 == 0;
+        let mut next: HashMap<State, State> = HashMap::with_capacity(kept.len() * 64);
+        for &(pa, pd) in &kept {
+            let occ = Holes(pa | pd);
+            let mover = if a_moves { pa } else { pd };
+            for from in Holes(mover).iter() {
+                for to in destinations(occ, from, false).iter() {
+                    let bits = from.bit().0 | to.bit().0;
+                    let child = if a_moves {
+                        (pa ^ bits, pd)
+                    } else {
+                        (pa, pd ^ bits)
+                    };
+                    // The other side filling its goal first would end the game.
+                    if other_done(child) {
+                        continue;
+                    }
+                    next.entry(child).or_insert((pa, pd));
+                }
+            }
+        }
+        let done = next
+            .keys()
+            .copied()
+            .filter(|&(pa, pd)| (if target == a { pa } else { pd }) == goal)
+            .min();
+        if let Some(end) = done {
+            levels.push(HashMap::from([(end, next[&end])]));
+            let mut moves = Vec::with_capacity(levels.len());
+            let mut at = end;
+            for (k, level) in levels.iter().enumerate().rev() {
+                let parent = level[&at];
+                moves.push(if k % 2 == 0 {
+                    move_between(parent.0, at.0)
+                } else {
+                    move_between(parent.1, at.1)
+                });
+                at = parent;
+            }
+            moves.reverse();
+            return Some(moves);
+        }
+        let mut ranked: Vec<(i32, State)> = next.keys().map(|&c| (score(c), c)).collect();
+        ranked.sort_unstable();
+        ranked.truncate(width);
+        kept = ranked.into_iter().map(|(_, c)| c).collect();
+        // Only the kept positions' parents are needed to write the line out.
+        levels.push(kept.iter().map(|c| (*c, next[c])).collect());
+    }
+    None
+}

@@ -1,11 +1,14 @@
 //! The searches: they find a move that finishes, prefer hop ladders to steps, answer for every
 //! player count, and the greedy player takes the longest gain.
 
-use kroon_chinese_checkers::search::{greedy, Limit, Searcher};
+use kroon_chinese_checkers::mcts::{Mcts, MctsConfig};
+use kroon_chinese_checkers::search::{greedy, Algorithm, Limit, Searcher};
 use kroon_chinese_checkers::{Camp, Hole, Holes, Position};
 
 const A: Camp = Camp::ALL[0];
+const C: Camp = Camp::ALL[2];
 const D: Camp = Camp::ALL[3];
+const E: Camp = Camp::ALL[4];
 
 fn at(q: i8, r: i8) -> Hole {
     Hole::at(q, r).unwrap()
@@ -102,5 +105,85 @@ fn the_search_sees_the_anti_blocking_rule_within_its_horizon() {
     let pos = walled_in(true);
     assert_eq!((pos.outside_home(A), pos.outside_home(D)), (10, 8));
     let r = Searcher::new(4).search(&pos, Limit::Depth(2), &mut |_| {});
+    assert!(r.score > 900_000, "score {}", r.score);
+}
+
+/// The three multi-player searchers: best-reply, paranoid, and Monte Carlo (by iterations).
+fn each_player(pos: &Position) -> Vec<(&'static str, Option<kroon_chinese_checkers::Move>)> {
+    let depth = Limit::Depth(3);
+    vec![
+        ("brs", Searcher::new(4).search(pos, depth, &mut |_| {}).best),
+        (
+            "paranoid",
+            Searcher::with_algorithm(4, Algorithm::Paranoid)
+                .search(pos, depth, &mut |_| {})
+                .best,
+        ),
+        (
+            "mcts",
+            Mcts::new(MctsConfig::default())
+                .search(pos, Limit::Nodes(4000))
+                .best,
+        ),
+    ]
+}
+
+/// Whether A, to move, can fill its goal with one move.
+fn finishes_now(pos: &Position) -> bool {
+    pos.legal_moves()
+        .into_iter()
+        .any(|m| pos.play(m).has_finished(A))
+}
+
+#[test]
+fn every_player_takes_a_one_move_finish() {
+    // Two players: the finishing hop over D's piece.
+    let pos = race();
+    for (name, mv) in each_player(&pos) {
+        assert!(pos.play(mv.unwrap()).has_finished(A), "{name}");
+    }
+    // Three players: nine pieces home and the tenth a step short; C and E at home.
+    let gap = at(-1, 5);
+    let a = Holes(D.holes().0 & !gap.bit().0) | at(-1, 4).bit();
+    let pos = Position::setup(&[(A, a), (C, C.holes()), (E, E.holes())], A);
+    assert!(finishes_now(&pos));
+    for (name, mv) in each_player(&pos) {
+        assert!(pos.play(mv.unwrap()).has_finished(A), "{name}");
+    }
+}
+
+#[test]
+fn every_player_keeps_a_two_move_finish() {
+    // Eight pieces home; two holes of the goal's mouth are empty, each with one of A's pieces a
+    // step outside it. D has nine pieces in A's camp and the tenth in the centre, too far to
+    // interfere. A wins in two moves only by filling one of the two holes now.
+    let mouth: Vec<Hole> = D.holes().iter().filter(|&h| A.forward(h) == 5).collect();
+    let (g1, g2) = (mouth[0], mouth[mouth.len() - 1]);
+    let outside = |g: Hole| {
+        (0..6)
+            .filter_map(|d| g.step(d))
+            .find(|&h| A.forward(h) == 4)
+            .unwrap()
+    };
+    let a = Holes(D.holes().0 & !g1.bit().0 & !g2.bit().0) | outside(g1).bit() | outside(g2).bit();
+    let tip = A.holes().iter().find(|&h| A.forward(h) == -8).unwrap();
+    let d = Holes(A.holes().0 & !tip.bit().0) | Hole::parse("i5").unwrap().bit();
+    let pos = Position::setup(&[(A, a), (D, d)], A);
+    assert!(!pos.is_over() && !finishes_now(&pos));
+    for (name, mv) in each_player(&pos) {
+        let after = pos.play(mv.unwrap());
+        let next = after.play(greedy(&after).unwrap());
+        assert!(finishes_now(&next), "{name}: {}", mv.unwrap());
+    }
+}
+
+#[test]
+fn paranoid_sees_the_anti_blocking_rule() {
+    let pos = walled_in(false);
+    let mut s = Searcher::with_algorithm(4, Algorithm::Paranoid);
+    let r = s.search(&pos, Limit::Depth(2), &mut |_| {});
+    assert!(r.score < -900_000, "score {}", r.score);
+    let pos = walled_in(true);
+    let r = s.search(&pos, Limit::Depth(2), &mut |_| {});
     assert!(r.score > 900_000, "score {}", r.score);
 }

@@ -82,3 +82,29 @@ fn solver_finds_27_moves() {
     assert_eq!(moves.len(), 27);
     assert_eq!(replay(&puzzle, &moves), Ok(A.opposite().holes()));
 }
+
+#[test]
+fn two_player_lines_are_games_the_target_wins() {
+    // Each side as the one that finishes: the line is a legal game from the start, the sides
+    // alternating (A first), and it ends when the target has filled its goal, not before.
+    for target in [A, Camp::ALL[3]] {
+        let moves = kroon_chinese_checkers::solve::beam_two(target, 300, 60)
+            .unwrap_or_else(|| panic!("{target}: no line"));
+        let mut pos = kroon_chinese_checkers::Position::start(2).unwrap();
+        for (i, &mv) in moves.iter().enumerate() {
+            assert!(!pos.is_over(), "{target}: over before move {i}");
+            assert!(pos.is_legal(mv), "{target}: move {i} {mv}");
+            pos = pos.play(mv);
+        }
+        assert!(pos.has_finished(target), "{target}");
+        // The target moves on the last move: A on odd-numbered totals, D on even.
+        assert_eq!(
+            moves.len() % 2 == 1,
+            target == A,
+            "{target}: {}",
+            moves.len()
+        );
+        // Bell's shortest game is 30 moves; nothing can beat it.
+        assert!(moves.len() >= 29, "{target}: {}", moves.len());
+    }
+}

@@ -10,16 +10,17 @@ use kroon_chinese_checkers::eval::{distance, WIN};
 use kroon_chinese_checkers::game::{Game, MOVE_SECONDS};
 use kroon_chinese_checkers::prove::{prove, ProofLimits};
 use kroon_chinese_checkers::search::{Limit, Searcher};
-use kroon_chinese_checkers::solve::{beam, replay, Puzzle};
+use kroon_chinese_checkers::solve::{beam, beam_two, replay, Puzzle};
 use kroon_chinese_checkers::{diagram, divide, perft, Camp, Move, Position};
 
 /// The position of a Chinese checkers command.
 #[derive(Args, Debug, Clone)]
 pub struct ChinesePosition {
     /// Players: 2 to 6 (2 sit opposite, 3 every other camp, 4 as two opposite pairs, 5 leave
-    /// one camp empty); ignored with --position.
-    #[arg(long, default_value_t = 2)]
-    players: usize,
+    /// one camp empty); ignored with --position. In solve, --players 2 asks for the shortest
+    /// two-player game instead of the solitaire.
+    #[arg(long)]
+    players: Option<usize>,
     /// Position text, e.g. "D/DD/DDD/DDDD/13/12/11/10/9/10/11/12/13/AAAA/AAA/AA/A A AD 1"
     /// (default: the start of --players).
     #[arg(long)]
@@ -35,8 +36,10 @@ impl ChinesePosition {
             Some(text) => text
                 .parse::<Position>()
                 .with_context(|| format!("bad position {text:?}"))?,
-            None => Position::start(self.players)
-                .ok_or_else(|| anyhow!("--players must be 2 to 6, not {}", self.players))?,
+            None => {
+                let n = self.players.unwrap_or(2);
+                Position::start(n).ok_or_else(|| anyhow!("--players must be 2 to 6, not {n}"))?
+            }
         };
         Ok(if self.long_hop {
             pos.with_long_hop(true)
@@ -117,7 +120,8 @@ pub enum ChineseCommand {
         human: String,
     },
     /// The fewest moves for the player to move, alone (others' pieces stand still), to bring its
-    /// ten pieces into the camp across; without --position, camp A alone on the board.
+    /// ten pieces into the camp across; without --position, camp A alone on the board. With
+    /// --players 2: the shortest two-player game, both sides playing together (a beam search).
     Solve {
         #[command(flatten)]
         position: ChinesePosition,
@@ -142,9 +146,11 @@ pub enum ChineseCommand {
         /// Games.
         #[arg(long, default_value_t = 10)]
         games: usize,
-        /// Seats, comma separated, in turn order, repeated to fill the table: greedy, engine,
-        /// engine:time=S, engine:nodes=N, engine:depth=D. Game g turns them g places round the
-        /// table, so each plays every camp.
+        /// Seats, comma separated, in turn order, repeated to fill the table: greedy, or engine
+        /// (best-reply; also brs), paranoid or mcts, each with options :time=S, :nodes=N,
+        /// :depth=D (not mcts; mcts counts iterations as nodes), and for mcts :c=X, :playout=P,
+        /// :seed=S, e.g. mcts:time=0.05. Game g turns them g places round the table, so each
+        /// plays every camp.
         #[arg(long, default_value = "engine,greedy")]
         seats: String,
         /// Random plies (each gaining ground) opening each group of games, so games differ;
@@ -235,6 +241,9 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
             max_nodes,
             memory,
         } => {
+            if position.position.is_none() && position.players.is_some() {
+                return solve_two(position.players, width);
+            }
             // Without a position, the classic puzzle: camp A alone on the board.
             let pos = match position.position {
                 None => Position::start_with(&[Camp::ALL[0]]).with_long_hop(position.long_hop),
@@ -380,6 +389,31 @@ fn play(start: Position, limit: Limit, human: &str) -> Result<()> {
     Ok(())
 }
 
+/// The shortest two-player game, for each side as the one that finishes.
+fn solve_two(players: Option<usize>, width: usize) -> Result<()> {
+    if players != Some(2) {
+        bail!("solve plays the solitaire, or with --players 2 the shortest two-player game");
+    }
+    for target in [Camp::ALL[0], Camp::ALL[3]] {
+        let start = Instant::now();
+        let line = beam_two(target, width.max(1), 60);
+        let secs = start.elapsed().as_secs_f64();
+        let Some(moves) = line else {
+            out!("{target} finishing: no line within 60 moves at width {width} ({secs:.1} s)")?;
+            continue;
+        };
+        let text: Vec<String> = moves.iter().map(Move::to_string).collect();
+        out!("{target} finishing: {}", text.join(" "))?;
+        out!(
+            "{target} finishes on move {} (A {} moves, D {}), beam width {width}, {secs:.1} s",
+            moves.len(),
+            moves.len().div_ceil(2),
+            moves.len() / 2
+        )?;
+    }
+    Ok(())
+}
+
 fn solve(pos: &Position, width: usize, proof: Option<ProofLimits>) -> Result<()> {
     let me = pos.to_move();
     let mine = pos.pieces(me);
@@ -485,14 +519,16 @@ fn print_match(start: Position, seats: &[Seat], specs: &[String], rules: MatchRu
     }
     for (k, t) in tally.iter().enumerate() {
         out!(
-            "seat {} {}: points {} wins {} of {} forfeits {} mean place {:.2}",
+            "seat {} {}: points {} wins {} of {} forfeits {} mean place {:.2} nodes/move {} ms/move {:.1}",
             k + 1,
             specs[k],
             t.points,
             t.wins,
             t.seats_played,
             t.forfeits,
-            f64::from(t.place_sum) / f64::from(t.seats_played.max(1))
+            f64::from(t.place_sum) / f64::from(t.seats_played.max(1)),
+            t.effort.nodes / u64::from(t.effort.moves.max(1)),
+            t.effort.think.as_secs_f64() * 1000.0 / f64::from(t.effort.moves.max(1))
         )?;
     }
     Ok(())
