@@ -402,10 +402,16 @@ impl EngineBook {
     /// This book has no such engine.
     fn launch(&self, name: &str, variant: Variant, startup: Duration) -> Result<HubLaunch> {
         match self.0.get(name).map(|e| &e.kind) {
-            Some(EngineKind::Hub { argv, dir, options }) => Ok(HubLaunch {
+            Some(EngineKind::Hub {
+                argv,
+                dir,
+                options,
+                levels,
+            }) => Ok(HubLaunch {
                 argv: argv.clone(),
                 dir: dir.clone(),
                 options: options.clone(),
+                level: crate::spec::level_line(levels),
                 variant,
                 startup,
             }),
