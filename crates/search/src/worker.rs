@@ -452,7 +452,7 @@ impl<'a> Worker<'a> {
         // A win the count will not leave time for is a draw by Kroon's count, but only just: an
         // opponent that counts otherwise plays on, so the defender still prefers a real draw.
         match probe.value {
-            TableValue::Draw => 0,
+            TableValue::Draw => self.drawn_material_score(pos),
             TableValue::Win if too_far => COUNT_END_BAND,
             TableValue::Loss if too_far => -COUNT_END_BAND,
             TableValue::Win => tables::win_score(pos, probe.distance, ply),
@@ -477,14 +477,28 @@ impl<'a> Worker<'a> {
             if let Some(probe) = self.tables.as_ref().and_then(|t| t.probe(pos)) {
                 return match probe.value {
                     TableValue::Win => COUNT_END_BAND,
-                    TableValue::Draw => 0,
+                    TableValue::Draw => self.drawn_material_score(pos),
                     TableValue::Loss => -COUNT_END_BAND,
                 };
             }
         }
+        (self.material_gained(pos) * COUNT_END_UNIT).clamp(-COUNT_END_BAND, COUNT_END_BAND)
+    }
+
+    /// The material the side to move has gained since the root, with the captures pending at
+    /// `pos` played out.
+    fn material_gained(&self, pos: &Position) -> i32 {
         let side = if pos.turn() == Colour::White { 1 } else { -1 };
-        let gained = side * (material(pos) - self.root_material) + capture_swing(pos, 0);
-        (gained * COUNT_END_UNIT).clamp(-COUNT_END_BAND, COUNT_END_BAND)
+        side * (material(pos) - self.root_material) + capture_swing(pos, 0)
+    }
+
+    /// The score of a position the tables call drawn: a draw, less by a few centi-men for each
+    /// piece given away since the root (more for each one won), inside the band that table wins
+    /// and losses beyond a count take. A drawn ending stays drawn with a man less, but only
+    /// against perfect play: an opponent that plays on gets chances it did not have.
+    fn drawn_material_score(&self, pos: &Position) -> i32 {
+        let band = COUNT_END_BAND - COUNT_END_UNIT;
+        (self.material_gained(pos) * COUNT_END_UNIT).clamp(-band, band)
     }
 
     /// The static evaluation at `ply`. In an ending under a counting rule (a lone king against a
