@@ -9,34 +9,12 @@
 //! `KROON_DRAWN_ENDINGS=N` plays N games (default 10); `scripts/drawn-endings.sh` plays 100.
 //! Not part of the suite: it plays whole games at 40,000 nodes a move.
 
+use kroon_egdb::search::SearchTables;
 use kroon_egdb::{build, Material, Tables, Value};
 use kroon_rules::hash::SplitMix64;
 use kroon_rules::{Colour, Game, Outcome, Position, Variant};
-use kroon_search::{Engine, Limits, SearchRequest, TableProbe, TableValue};
+use kroon_search::{Engine, Limits, SearchRequest};
 use std::sync::Arc;
-
-/// The tables behind the search's probe.
-#[derive(Debug)]
-struct SearchProbe(Tables);
-
-impl kroon_search::EndgameTables for SearchProbe {
-    fn pieces(&self) -> u32 {
-        self.0.max_pieces()
-    }
-
-    fn probe(&self, pos: &Position) -> Option<TableProbe> {
-        let p = self.0.probe(pos)?;
-        let value = match p.value {
-            Value::Win(_) => TableValue::Win,
-            Value::Draw => TableValue::Draw,
-            Value::Loss(_) => TableValue::Loss,
-        };
-        Some(TableProbe {
-            value,
-            distance: p.distance,
-        })
-    }
-}
 
 /// The slices of the endings played: two or three pieces against a lone king, either side to move.
 const SLICES: [&str; 5] = ["3K-1K", "2K1M-1K", "1K2M-1K", "2K-1K", "1K1M-1K"];
@@ -119,7 +97,9 @@ fn kroon_loses_no_drawn_ending_to_an_opponent_that_plays_on() {
     let mut rng = SplitMix64(0x4b72_6f6f_6e21);
     let shapes = [(3, 0), (2, 1), (1, 2), (2, 0), (1, 1)];
     let mut kroon_engine = Engine::new(1, 16);
-    kroon_engine.set_tables(Some(Arc::new(SearchProbe(Tables::open(&dir).unwrap()))));
+    kroon_engine.set_tables(Some(Arc::new(SearchTables::new(
+        Tables::open(&dir).unwrap(),
+    ))));
     let opponent_engine = Engine::new(1, 16);
     let mut claims = 0;
     let mut played = 0;
