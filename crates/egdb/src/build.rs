@@ -577,25 +577,20 @@ fn moves_of(b: &Board, list: &mut MoveList, mut each: impl FnMut(Board, bool)) -
     }
     quiet_steps(b.own_men, b.own_kings, b.occupied(), |f, g, king| {
         let (from, to) = (1u64 << f, 1u64 << g);
-        let child = if king {
-            Board {
-                own_kings: (b.own_kings & !from) | to,
-                ..*b
-            }
-        } else if g < 5 {
-            // The side to move's men crown on fields 1-5.
-            Board {
-                own_men: b.own_men & !from,
-                own_kings: b.own_kings | to,
-                ..*b
-            }
+        // The side to move's men crown on fields 1-5.
+        let crowns = !king && g < 5;
+        let mut child = *b;
+        if king {
+            child.own_kings ^= from | to;
         } else {
-            Board {
-                own_men: (b.own_men & !from) | to,
-                ..*b
+            child.own_men &= !from;
+            if crowns {
+                child.own_kings |= to;
+            } else {
+                child.own_men |= to;
             }
-        };
-        each(child.swapped(), !king && g < 5);
+        }
+        each(child.swapped(), crowns);
     });
     false
 }
@@ -613,10 +608,7 @@ pub fn has_capture(b: &Board) -> bool {
             h >= 0 && occupied & (1 << h) == 0
         }
     };
-    let mut men = b.own_men;
-    while men != 0 {
-        let f = men.trailing_zeros() as usize;
-        men &= men - 1;
+    for f in fields(b.own_men) {
         for dir in [0, 1, 2, 3] {
             let g = NEIGHBOURS[f][dir];
             if g >= 0 && empty_beyond(g, dir) {
@@ -624,10 +616,7 @@ pub fn has_capture(b: &Board) -> bool {
             }
         }
     }
-    let mut kings = b.own_kings;
-    while kings != 0 {
-        let f = kings.trailing_zeros() as usize;
-        kings &= kings - 1;
+    for f in fields(b.own_kings) {
         for dir in [0, 1, 2, 3] {
             let mut g = NEIGHBOURS[f][dir];
             while g >= 0 && occupied & (1 << g) == 0 {
@@ -867,30 +856,31 @@ pub fn unmoves(b: &Board, mut found: impl FnMut(Board)) {
     // The other side's men move towards field 50 and came from the fields towards field 1: the
     // steps of a man of the side to move.
     quiet_steps(b.opp_men, b.opp_kings, b.occupied(), |f, g, king| {
-        let (from, to) = (1u64 << f, 1u64 << g);
-        let before = if king {
-            Board {
-                opp_kings: (b.opp_kings & !from) | to,
-                ..*b
-            }
+        let mut before = *b;
+        let pieces = if king {
+            &mut before.opp_kings
         } else {
-            Board {
-                opp_men: (b.opp_men & !from) | to,
-                ..*b
-            }
+            &mut before.opp_men
         };
+        *pieces ^= (1u64 << f) | (1u64 << g);
         found(before.swapped());
     });
+}
+
+/// The fields of `set`, lowest first.
+fn fields(mut set: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let f = (set != 0).then(|| set.trailing_zeros() as usize)?;
+        set &= set - 1;
+        Some(f)
+    })
 }
 
 /// Calls `step(from, to, king)` for every quiet step of the pieces `men` and `kings` among the
 /// `occupied` fields, kings first: a king any distance along its four lines, a man one field
 /// towards field 1 (the first two directions of `NEIGHBOURS`).
 fn quiet_steps(men: u64, kings: u64, occupied: u64, mut step: impl FnMut(usize, usize, bool)) {
-    let mut kings = kings;
-    while kings != 0 {
-        let f = kings.trailing_zeros() as usize;
-        kings &= kings - 1;
+    for f in fields(kings) {
         for dir in [0, 1, 2, 3] {
             let mut g = NEIGHBOURS[f][dir];
             while g >= 0 && occupied & (1 << g) == 0 {
@@ -899,10 +889,7 @@ fn quiet_steps(men: u64, kings: u64, occupied: u64, mut step: impl FnMut(usize, 
             }
         }
     }
-    let mut men = men;
-    while men != 0 {
-        let f = men.trailing_zeros() as usize;
-        men &= men - 1;
+    for f in fields(men) {
         for &g in &NEIGHBOURS[f][..2] {
             if g >= 0 && occupied & (1 << g) == 0 {
                 step(f, g as usize, false);
