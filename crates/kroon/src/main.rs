@@ -10,7 +10,6 @@ macro_rules! say {
 }
 
 mod analyse;
-mod annotate;
 mod bench;
 mod board;
 mod book_main;
@@ -28,7 +27,7 @@ mod source;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use kroon::config;
+use kroon::{annotate, config};
 use kroon_rules::{divide, notation, parse_fen, Duplicates, Position, Variant};
 use kroon_search::Limits;
 use std::io::{BufRead, Write};
