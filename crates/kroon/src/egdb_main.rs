@@ -74,10 +74,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
         } => {
             let mut options = build::Options::default();
             if let Some(t) = threads {
-                if t == 0 {
-                    bail!("--threads must be at least 1");
-                }
-                options.threads = t;
+                options.threads = crate::flags::at_least_one(t)?;
             }
             let plan = if slices.is_empty() {
                 let n = match pieces {

@@ -1,7 +1,7 @@
 //! `kroon selfplay` and `kroon train`: flags and wiring around `kroon_learn`.
 
 use crate::evaluation;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use kroon::config::Config;
 use kroon_learn::{selfplay, train};
@@ -119,9 +119,7 @@ pub fn selfplay(args: SelfplayArgs, config: &Config) -> Result<()> {
         .as_deref()
         .unwrap_or(&config.engine.variant)
         .parse()?;
-    if args.threads == 0 {
-        bail!("--threads must be at least 1");
-    }
+    crate::flags::at_least_one(args.threads)?;
     let eval = evaluation::for_variant(
         config,
         args.eval.as_deref(),

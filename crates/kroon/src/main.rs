@@ -18,6 +18,7 @@ mod dxp_main;
 mod egdb_auto;
 mod egdb_main;
 mod evaluation;
+mod flags;
 mod hub_main;
 mod learn_main;
 mod logging;
@@ -32,7 +33,7 @@ use kroon_rules::{divide, notation, parse_fen, Duplicates, Position, Variant};
 use kroon_search::Limits;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -137,18 +138,10 @@ enum Command {
         /// Search to this depth.
         #[arg(long, conflicts_with_all = ["time", "nodes"])]
         depth: Option<u32>,
-        /// Search this many seconds.
-        #[arg(long, conflicts_with = "nodes")]
-        time: Option<f64>,
-        /// Search about this many nodes.
-        #[arg(long)]
-        nodes: Option<u64>,
-        /// Search threads (default: from the settings).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Transposition table in MiB (default: from the settings).
-        #[arg(long)]
-        hash: Option<usize>,
+        #[command(flatten)]
+        limit: flags::LimitArgs,
+        #[command(flatten)]
+        engine: flags::EngineArgs,
         #[command(flatten)]
         eval: EvalArgs,
         /// Endgame table directory (default: from the settings; `none` for none).
@@ -161,18 +154,10 @@ enum Command {
     Annotate {
         /// The PDN file.
         file: PathBuf,
-        /// Seconds per position (default: 1).
-        #[arg(long, conflicts_with = "nodes")]
-        time: Option<f64>,
-        /// Nodes per position (repeatable results on one thread).
-        #[arg(long)]
-        nodes: Option<u64>,
-        /// Search threads (default: from the settings).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Transposition table in MiB, cleared for each position.
-        #[arg(long, default_value_t = 16)]
-        hash: usize,
+        #[command(flatten)]
+        limit: flags::LimitArgs,
+        #[command(flatten)]
+        engine: flags::EngineArgs,
         /// Write the annotated games here (default: standard output).
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -233,12 +218,8 @@ enum Command {
         /// Address to listen on (loopback unless you say otherwise; port 0 picks a free one).
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: std::net::SocketAddr,
-        /// Search threads (default: from the settings).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Transposition table in MiB (default: from the settings).
-        #[arg(long)]
-        hash: Option<usize>,
+        #[command(flatten)]
+        engine: flags::EngineArgs,
         #[command(flatten)]
         eval: EvalArgs,
         /// Endgame table directory (default: from the settings; `none` for none).
@@ -288,25 +269,6 @@ impl PositionArgs {
     }
 }
 
-/// `--time S` or `--nodes N` as limits, `default` seconds without either.
-fn search_limits(time: Option<f64>, nodes: Option<u64>, default: f64) -> Result<Limits> {
-    Ok(match (time, nodes) {
-        (Some(t), _) if t.is_finite() && t > 0.0 => Limits::MoveTime(Duration::from_secs_f64(t)),
-        (Some(t), _) => bail!("--time must be a positive number of seconds, not {t}"),
-        (None, Some(n)) => Limits::Nodes(n.max(1)),
-        (None, None) => Limits::MoveTime(Duration::from_secs_f64(default)),
-    })
-}
-
-/// `--threads T`, or the settings' count.
-pub(crate) fn search_threads(threads: Option<usize>, config: &config::Config) -> Result<usize> {
-    let threads = threads.unwrap_or(config.engine.threads);
-    if threads == 0 {
-        bail!("--threads must be at least 1");
-    }
-    Ok(threads)
-}
-
 fn main() -> std::process::ExitCode {
     match run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -336,9 +298,7 @@ fn run() -> Result<()> {
             keep_duplicates,
         } => {
             let pos = position.resolve(&config.engine.variant)?;
-            if threads == 0 {
-                bail!("--threads must be at least 1");
-            }
+            flags::at_least_one(threads)?;
             let dups = if keep_duplicates {
                 Duplicates::Keep
             } else {
@@ -398,10 +358,8 @@ fn run() -> Result<()> {
             game,
             multipv,
             depth,
-            time,
-            nodes,
-            threads,
-            hash,
+            limit,
+            engine,
             eval,
             egdb,
         } => {
@@ -413,14 +371,13 @@ fn run() -> Result<()> {
             }
             let limits = match depth {
                 Some(d) => Limits::Depth(d.max(1)),
-                None => search_limits(time, nodes, 5.0)?,
+                None => limit.limits(5.0)?,
             };
-            let threads = search_threads(threads, &config)?;
             analyse::run(
                 game,
                 limits,
-                threads,
-                hash.unwrap_or(config.engine.hash),
+                engine.threads(&config)?,
+                engine.hash_or(config.engine.hash),
                 eval,
                 tables,
                 multipv,
@@ -428,10 +385,8 @@ fn run() -> Result<()> {
         }
         Command::Annotate {
             file,
-            time,
-            nodes,
-            threads,
-            hash,
+            limit,
+            engine,
             out,
             mistake,
             blunder,
@@ -442,12 +397,10 @@ fn run() -> Result<()> {
                 .as_deref()
                 .unwrap_or(&config.engine.variant)
                 .parse()?;
-            let limits = search_limits(time, nodes, 1.0)?;
-            let threads = search_threads(threads, &config)?;
             let settings = annotate::Settings {
-                limits,
-                threads,
-                hash: hash.max(1),
+                limits: limit.limits(1.0)?,
+                threads: engine.threads(&config)?,
+                hash: engine.hash_or(16).max(1),
                 mistake,
                 blunder,
                 variant,
@@ -479,12 +432,11 @@ fn run() -> Result<()> {
         Command::Egdb(args) => egdb_main::run(args, &config)?,
         Command::Serve {
             listen,
-            threads,
-            hash,
+            engine,
             eval,
             egdb,
         } => {
-            let threads = search_threads(threads, &config)?;
+            let threads = engine.threads(&config)?;
             let tables = egdb_main::for_search(&config, egdb.as_deref())?;
             // Each variant's evaluation is resolved once, before the first page connects.
             let evals = Variant::ALL
@@ -494,7 +446,7 @@ fn run() -> Result<()> {
             kroon_serve::run(kroon_serve::Options {
                 listen,
                 threads,
-                hash_mib: hash.unwrap_or(config.engine.hash),
+                hash_mib: engine.hash_or(config.engine.hash),
                 eval_for: Box::new(move |v| {
                     evals
                         .iter()
