@@ -82,10 +82,7 @@ pub fn run(cmd: BookCommand, config: &Config) -> Result<()> {
     }
 }
 
-fn variant(flag: Option<&str>, config: &Config) -> Result<Variant> {
-    let name = flag.unwrap_or(&config.engine.variant);
-    name.parse().with_context(|| format!("variant `{name}`"))
-}
+use crate::flags::variant;
 
 fn build(args: &BuildArgs, config: &Config) -> Result<()> {
     let variant = variant(args.variant.as_deref(), config)?;

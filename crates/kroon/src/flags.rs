@@ -1,9 +1,10 @@
 //! The search flags the searching commands share (`--threads`, `--hash`, `--time`, `--nodes`),
 //! flattened into each, and the one check of a thread count.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use kroon::config::Config;
+use kroon_rules::Variant;
 use kroon_search::Limits;
 use std::time::Duration;
 
@@ -54,6 +55,12 @@ impl LimitArgs {
             (None, None) => Limits::MoveTime(Duration::from_secs_f64(default)),
         })
     }
+}
+
+/// `--variant`, or the settings' variant.
+pub fn variant(flag: Option<&str>, config: &Config) -> Result<Variant> {
+    let name = flag.unwrap_or(&config.engine.variant);
+    name.parse().with_context(|| format!("variant `{name}`"))
 }
 
 /// A `--threads` count, checked: at least one.

@@ -5,7 +5,6 @@ use anyhow::{Context, Result};
 use clap::Args;
 use kroon::config::Config;
 use kroon_learn::{selfplay, train};
-use kroon_rules::Variant;
 use kroon_search::eval::pattern;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -114,11 +113,7 @@ pub struct TrainArgs {
 }
 
 pub fn selfplay(args: SelfplayArgs, config: &Config) -> Result<()> {
-    let variant: Variant = args
-        .variant
-        .as_deref()
-        .unwrap_or(&config.engine.variant)
-        .parse()?;
+    let variant = crate::flags::variant(args.variant.as_deref(), config)?;
     crate::flags::at_least_one(args.threads)?;
     let eval = evaluation::for_variant(
         config,

@@ -141,12 +141,7 @@ enum Command {
         #[command(flatten)]
         limit: flags::LimitArgs,
         #[command(flatten)]
-        engine: flags::EngineArgs,
-        #[command(flatten)]
-        eval: EvalArgs,
-        /// Endgame table directory (default: from the settings; `none` for none).
-        #[arg(long, value_name = "DIR")]
-        egdb: Option<PathBuf>,
+        setup: EngineSetup,
     },
     /// Annotate the games of a PDN file: a score after every move, the best line where a move
     /// loses value, ? and ?? for mistakes and blunders, ! for the only good move, a summary per
@@ -219,12 +214,7 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: std::net::SocketAddr,
         #[command(flatten)]
-        engine: flags::EngineArgs,
-        #[command(flatten)]
-        eval: EvalArgs,
-        /// Endgame table directory (default: from the settings; `none` for none).
-        #[arg(long, value_name = "DIR")]
-        egdb: Option<PathBuf>,
+        setup: EngineSetup,
     },
     /// Print a board diagram with field numbers, or write it as SVG.
     Show {
@@ -234,6 +224,18 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
     },
+}
+
+/// The engine of the commands that analyse and play: threads, table, evaluation, endgame tables.
+#[derive(Args, Debug, Clone)]
+struct EngineSetup {
+    #[command(flatten)]
+    engine: flags::EngineArgs,
+    #[command(flatten)]
+    eval: EvalArgs,
+    /// Endgame table directory (default: from the settings; `none` for none).
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<PathBuf>,
 }
 
 /// The evaluation to search with.
@@ -333,11 +335,7 @@ fn run() -> Result<()> {
             position,
             batch: true,
         } => {
-            let variant: Variant = position
-                .variant
-                .as_deref()
-                .unwrap_or(&config.engine.variant)
-                .parse()?;
+            let variant = flags::variant(position.variant.as_deref(), &config)?;
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             for line in std::io::stdin().lock().lines() {
                 let line = line?;
@@ -359,9 +357,7 @@ fn run() -> Result<()> {
             multipv,
             depth,
             limit,
-            engine,
-            eval,
-            egdb,
+            setup: EngineSetup { engine, eval, egdb },
         } => {
             let game = game.resolve(&config.engine.variant)?;
             let eval = eval.resolve(&config, game.position().variant())?;
@@ -393,10 +389,7 @@ fn run() -> Result<()> {
             variant,
             eval,
         } => {
-            let variant: Variant = variant
-                .as_deref()
-                .unwrap_or(&config.engine.variant)
-                .parse()?;
+            let variant = flags::variant(variant.as_deref(), &config)?;
             let settings = annotate::Settings {
                 limits: limit.limits(1.0)?,
                 threads: engine.threads(&config)?,
@@ -414,10 +407,7 @@ fn run() -> Result<()> {
             variant,
             eval,
         } => {
-            let v: Variant = variant
-                .as_deref()
-                .unwrap_or(&config.engine.variant)
-                .parse()?;
+            let v = flags::variant(variant.as_deref(), &config)?;
             bench::run(depth, v, &eval.resolve(&config, v)?)?;
         }
         Command::Book(cmd) => book_main::run(cmd, &config)?,
@@ -432,9 +422,7 @@ fn run() -> Result<()> {
         Command::Egdb(args) => egdb_main::run(args, &config)?,
         Command::Serve {
             listen,
-            engine,
-            eval,
-            egdb,
+            setup: EngineSetup { engine, eval, egdb },
         } => {
             let threads = engine.threads(&config)?;
             let tables = egdb_main::for_search(&config, egdb.as_deref())?;
