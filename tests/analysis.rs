@@ -155,6 +155,26 @@ fn annotate_writes_scores_lines_and_marks_that_both_readers_take() {
     }
 }
 
+/// Runs `kroon ARGS` (an annotation) and stops it once its progress file holds a few positions.
+fn stop_after_a_few_positions(args: &[String], progress: &Path) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kroon"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        let lines = std::fs::read_to_string(progress).map_or(0, |t| t.lines().count());
+        if lines > 6 || start.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 #[test]
 fn a_stopped_annotation_resumes_to_the_same_output() {
     let input = scratch("resume.pdn");
@@ -182,22 +202,7 @@ fn a_stopped_annotation_resumes_to_the_same_output() {
 
     // Stop a second run after a few positions, then run again.
     let cut = scratch("resume-cut.pdn");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kroon"))
-        .args(args(&cut))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    loop {
-        let lines = std::fs::read_to_string(&progress).map_or(0, |t| t.lines().count());
-        if lines > 6 || start.elapsed() > Duration::from_secs(60) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    stop_after_a_few_positions(&args(&cut), &progress);
     assert!(!cut.exists(), "stopped before the end");
     let o = kroon(&args(&cut).iter().map(String::as_str).collect::<Vec<_>>());
     assert!(o.status.success());
@@ -304,4 +309,47 @@ fn show_writes_an_svg_board_with_names_pieces_and_the_last_move() {
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
+}
+
+#[test]
+fn an_annotation_with_other_weights_does_not_resume_the_old_one() {
+    // The progress file is keyed by the weights themselves, not only by "learned": a run with
+    // another weights file searches every position again.
+    let input = scratch("reweigh.pdn");
+    std::fs::copy(format!("{CORPUS}/lidraughts.pdn"), &input).unwrap();
+    let weights = scratch("reweigh-zeros.kew");
+    std::fs::write(
+        &weights,
+        kroon_search::eval::Weights::zeros(Variant::International).to_bytes(),
+    )
+    .unwrap();
+    let out = scratch("reweigh-out.pdn");
+    let args = |more: &[&str]| {
+        let mut a: Vec<String> = [
+            "annotate",
+            input.to_str().unwrap(),
+            "--nodes",
+            "50000",
+            "--threads",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        a.extend(more.iter().map(|s| (*s).to_owned()));
+        a
+    };
+    let progress = PathBuf::from(format!("{}.kroon-progress", input.display()));
+    stop_after_a_few_positions(&args(&[]), &progress);
+    assert!(!out.exists(), "stopped before the end");
+    assert!(progress.exists());
+    let again = args(&["--weights", weights.to_str().unwrap()]);
+    let o = kroon(&again.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("resuming"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

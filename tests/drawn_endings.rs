@@ -10,34 +10,12 @@
 //! The games are not part of the suite (whole games at 40,000 nodes a move); the one-position
 //! test below is.
 
+use kroon_egdb::search::SearchTables;
 use kroon_egdb::{build, Material, Tables, Value};
 use kroon_rules::hash::SplitMix64;
 use kroon_rules::{Colour, Game, Outcome, Position, Variant};
-use kroon_search::{Engine, Limits, SearchRequest, TableProbe, TableValue};
+use kroon_search::{Engine, Limits, SearchRequest};
 use std::sync::Arc;
-
-/// The tables behind the search's probe.
-#[derive(Debug)]
-struct SearchProbe(Tables);
-
-impl kroon_search::EndgameTables for SearchProbe {
-    fn pieces(&self) -> u32 {
-        self.0.max_pieces()
-    }
-
-    fn probe(&self, pos: &Position) -> Option<TableProbe> {
-        let p = self.0.probe(pos)?;
-        let value = match p.value {
-            Value::Win(_) => TableValue::Win,
-            Value::Draw => TableValue::Draw,
-            Value::Loss(_) => TableValue::Loss,
-        };
-        Some(TableProbe {
-            value,
-            distance: p.distance,
-        })
-    }
-}
 
 /// The slices of the endings played: two or three pieces against a lone king, either side to move.
 const SLICES: [&str; 5] = ["3K-1K", "2K1M-1K", "1K2M-1K", "2K-1K", "1K1M-1K"];
@@ -120,7 +98,9 @@ fn kroon_loses_no_drawn_ending_to_an_opponent_that_plays_on() {
     let mut rng = SplitMix64(0x4b72_6f6f_6e21);
     let shapes = [(3, 0), (2, 1), (1, 2), (2, 0), (1, 1)];
     let mut kroon_engine = Engine::new(1, 16);
-    kroon_engine.set_tables(Some(Arc::new(SearchProbe(Tables::open(&dir).unwrap()))));
+    kroon_engine.set_tables(Some(Arc::new(SearchTables::new(
+        Tables::open(&dir).unwrap(),
+    ))));
     let opponent_engine = Engine::new(1, 16);
     let mut claims = 0;
     let mut played = 0;
@@ -215,7 +195,9 @@ fn the_end_of_a_count_does_not_hide_a_table_loss_behind_it() {
     .expect("build the tables of the ending");
     let tables = Tables::open(&dir).unwrap();
     let mut engine = Engine::new(1, 8);
-    engine.set_tables(Some(Arc::new(SearchProbe(Tables::open(&dir).unwrap()))));
+    engine.set_tables(Some(Arc::new(SearchTables::new(
+        Tables::open(&dir).unwrap(),
+    ))));
     let pos = kroon_rules::parse_fen("W:WK2:BK23,K27,K33", Variant::International).unwrap();
     let losing: Vec<_> = pos
         .legal_moves()

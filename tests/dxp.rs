@@ -3,6 +3,7 @@
 //! survive all of it; pydraughts' DXPEngine drives a Kroon server through whole games.
 
 mod support;
+use support::material::gives_away;
 use support::pydraughts;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use kroon_protocol::dxp::session::{find_move, to_dxp_move, to_dxp_position};
 use kroon_protocol::dxp::{BackReq, Dxp, DxpColour, DxpMove, GameReq};
-use kroon_rules::{parse_fen, parse_move, DrawReason, EndgameRule, Game, Move, Position, Variant};
+use kroon_rules::{parse_fen, parse_move, DrawReason, EndgameRule, Game, Position, Variant};
 use kroon_search::{Engine, Limits, SearchRequest};
 
 const KROON: &str = env!("CARGO_BIN_EXE_kroon");
@@ -405,29 +406,6 @@ fn server_survives_bad_peers() {
         assert!(log.contains(needle), "no log line with `{needle}`:\n{log}");
     }
     assert!(!log.contains("panicked"), "{log}");
-}
-
-/// Material for the side to move (a man 1, a king 3) once the captures the rules force are played
-/// out, each side taking what is best for it.
-fn material_after_captures(pos: &Position) -> i32 {
-    let moves = pos.legal_moves();
-    if moves.is_empty() || !moves[0].is_capture() {
-        let count = |c| {
-            let p = pos.pieces(c);
-            (p & pos.men()).count() as i32 + 3 * (p & pos.kings()).count() as i32
-        };
-        return count(pos.turn()) - count(!pos.turn());
-    }
-    moves
-        .iter()
-        .map(|m| -material_after_captures(&pos.play(m)))
-        .max()
-        .unwrap()
-}
-
-/// Whether `mv` gives material away in the captures that follow it.
-fn gives_away(pos: &Position, mv: &Move) -> bool {
-    -material_after_captures(&pos.play(mv)) < material_after_captures(pos)
 }
 
 /// Plays a drawn ending from `fen` against Kroon, which plays `kroon`; the peer never accepts a

@@ -325,12 +325,15 @@ fn a_late_move_loses_on_time() {
             fake("good", "first"),
             fake(
                 "slow",
-                &format!("slow --sleep 1.0 --pidlog {}", pids.display()),
+                &format!("slow --sleep 3.5 --pidlog {}", pids.display()),
             ),
         ],
-        // 0.5 s + 0.2 s margin: the good engine has ample time even on a loaded machine, the
-        // slow one answers late but well before it would count as hung (0.7 s + 1 s grace).
-        &["--games", "2", "--movetime", "0.5", "--margin-ms", "200"],
+        // The slow engine is late whatever the machine's load: it sleeps 3.5 s after it reads
+        // `go`, which the manager sent before, so the manager sees at least 3.5 s against the
+        // 3.2 s allowed. The other bounds leave seconds to spare, not milliseconds: the good
+        // engine answers at once with 3.2 s allowed, and the slow one counts as hung only after
+        // 3.2 s + 3 s of grace, 2.7 s after its answer.
+        &["--games", "2", "--movetime", "3", "--margin-ms", "200"],
     );
     assert!(run.out.status.success(), "{}", run.context());
     run.all_lost_by("time forfeit", "slow");

@@ -4,6 +4,7 @@
 // Each test file uses a part of this module; the rest would be dead code in that file's crate.
 #![allow(dead_code)]
 
+pub mod material;
 pub mod pydraughts;
 pub mod server;
 pub mod skip;

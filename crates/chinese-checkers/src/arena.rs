@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 use crate::game::{Game, Standing, MOVE_SECONDS};
 use crate::mcts::{Mcts, MctsConfig};
 use crate::movegen::Move;
-use crate::position::{mix, Position, GOLDEN};
+use crate::position::Position;
 use crate::search::{greedy, Algorithm, Limit, Searcher};
+use kroon_rules::hash::mix64 as mix;
 
 /// How a seat chooses its moves.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -133,19 +134,7 @@ impl Effort {
 }
 
 /// A small seeded generator for the random openings (splitmix64).
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(GOLDEN);
-        mix(self.0)
-    }
-    /// A number below `n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
+pub use kroon_rules::hash::SplitMix64 as Rng;
 
 /// A random opening: `plies` moves, each chosen at random among the moves that gain ground.
 pub fn random_opening(start: Position, plies: usize, rng: &mut Rng) -> Vec<Move> {

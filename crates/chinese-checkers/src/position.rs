@@ -318,18 +318,9 @@ impl Position {
     }
 }
 
-/// The splitmix64 step: the state advances by this, then [`mix`] scrambles it.
-pub(crate) const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// The splitmix64 output function.
-pub(crate) const fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
+/// One splitmix64 output from the state `x`: a Zobrist key.
 const fn splitmix(x: u64) -> u64 {
-    mix(x.wrapping_add(GOLDEN))
+    kroon_rules::hash::splitmix64(x).1
 }
 
 const PIECE_KEYS: [[u64; 121]; 6] = {

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use crate::board::Camp;
 use crate::eval::{evaluate, WIN};
 use crate::movegen::Move;
-use crate::position::{mix, Position};
+use crate::position::Position;
 
 /// How the opponents of the searching player are searched.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -129,7 +129,7 @@ fn side_key(root: Camp, maximising: bool) -> u64 {
 
 /// The round enters the table key: the evaluation and the anti-blocking rule depend on it.
 fn round_key(round: u16) -> u64 {
-    mix(0x726f_756e_6400_0000 ^ u64::from(round))
+    kroon_rules::hash::mix64(0x726f_756e_6400_0000 ^ u64::from(round))
 }
 
 fn gain(c: Camp, mv: Move) -> i8 {

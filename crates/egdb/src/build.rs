@@ -575,51 +575,23 @@ fn moves_of(b: &Board, list: &mut MoveList, mut each: impl FnMut(Board, bool)) -
         }
         return true;
     }
-    let occupied = b.occupied();
-    let mut kings = b.own_kings;
-    while kings != 0 {
-        let f = kings.trailing_zeros() as usize;
-        kings &= kings - 1;
-        for dir in [0, 1, 2, 3] {
-            let mut g = NEIGHBOURS[f][dir];
-            while g >= 0 && occupied & (1 << g) == 0 {
-                let moved = (b.own_kings & !(1 << f)) | (1 << g);
-                each(
-                    Board {
-                        own_kings: moved,
-                        ..*b
-                    }
-                    .swapped(),
-                    false,
-                );
-                g = NEIGHBOURS[g as usize][dir];
+    quiet_steps(b.own_men, b.own_kings, b.occupied(), |f, g, king| {
+        let (from, to) = (1u64 << f, 1u64 << g);
+        // The side to move's men crown on fields 1-5.
+        let crowns = !king && g < 5;
+        let mut child = *b;
+        if king {
+            child.own_kings ^= from | to;
+        } else {
+            child.own_men &= !from;
+            if crowns {
+                child.own_kings |= to;
+            } else {
+                child.own_men |= to;
             }
         }
-    }
-    let mut men = b.own_men;
-    while men != 0 {
-        let f = men.trailing_zeros() as usize;
-        men &= men - 1;
-        // The side to move's men move towards field 1 and crown on fields 1-5.
-        for &g in &NEIGHBOURS[f][..2] {
-            if g >= 0 && occupied & (1 << g) == 0 {
-                let without = b.own_men & !(1 << f);
-                let child = if g < 5 {
-                    Board {
-                        own_men: without,
-                        own_kings: b.own_kings | (1 << g),
-                        ..*b
-                    }
-                } else {
-                    Board {
-                        own_men: without | (1 << g),
-                        ..*b
-                    }
-                };
-                each(child.swapped(), g < 5);
-            }
-        }
-    }
+        each(child.swapped(), crowns);
+    });
     false
 }
 
@@ -636,10 +608,7 @@ pub fn has_capture(b: &Board) -> bool {
             h >= 0 && occupied & (1 << h) == 0
         }
     };
-    let mut men = b.own_men;
-    while men != 0 {
-        let f = men.trailing_zeros() as usize;
-        men &= men - 1;
+    for f in fields(b.own_men) {
         for dir in [0, 1, 2, 3] {
             let g = NEIGHBOURS[f][dir];
             if g >= 0 && empty_beyond(g, dir) {
@@ -647,10 +616,7 @@ pub fn has_capture(b: &Board) -> bool {
             }
         }
     }
-    let mut kings = b.own_kings;
-    while kings != 0 {
-        let f = kings.trailing_zeros() as usize;
-        kings &= kings - 1;
+    for f in fields(b.own_kings) {
         for dir in [0, 1, 2, 3] {
             let mut g = NEIGHBOURS[f][dir];
             while g >= 0 && occupied & (1 << g) == 0 {
@@ -887,41 +853,46 @@ fn build_pair(
 /// Calls `found` with every position from which the side that just moved (the other side of `b`)
 /// reached `b` by a move that neither captured nor crowned, seen from that side (it is to move).
 pub fn unmoves(b: &Board, mut found: impl FnMut(Board)) {
-    let occupied = b.occupied();
-    let mut kings = b.opp_kings;
-    while kings != 0 {
-        let f = kings.trailing_zeros() as usize;
-        kings &= kings - 1;
+    // The other side's men move towards field 50 and came from the fields towards field 1: the
+    // steps of a man of the side to move.
+    quiet_steps(b.opp_men, b.opp_kings, b.occupied(), |f, g, king| {
+        let mut before = *b;
+        let pieces = if king {
+            &mut before.opp_kings
+        } else {
+            &mut before.opp_men
+        };
+        *pieces ^= (1u64 << f) | (1u64 << g);
+        found(before.swapped());
+    });
+}
+
+/// The fields of `set`, lowest first.
+fn fields(mut set: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let f = (set != 0).then(|| set.trailing_zeros() as usize)?;
+        set &= set - 1;
+        Some(f)
+    })
+}
+
+/// Calls `step(from, to, king)` for every quiet step of the pieces `men` and `kings` among the
+/// `occupied` fields, kings first: a king any distance along its four lines, a man one field
+/// towards field 1 (the first two directions of `NEIGHBOURS`).
+fn quiet_steps(men: u64, kings: u64, occupied: u64, mut step: impl FnMut(usize, usize, bool)) {
+    for f in fields(kings) {
         for dir in [0, 1, 2, 3] {
             let mut g = NEIGHBOURS[f][dir];
             while g >= 0 && occupied & (1 << g) == 0 {
-                let moved = (b.opp_kings & !(1 << f)) | (1 << g);
-                found(
-                    Board {
-                        opp_kings: moved,
-                        ..*b
-                    }
-                    .swapped(),
-                );
+                step(f, g as usize, true);
                 g = NEIGHBOURS[g as usize][dir];
             }
         }
     }
-    let mut men = b.opp_men;
-    while men != 0 {
-        let f = men.trailing_zeros() as usize;
-        men &= men - 1;
-        // The other side's men move towards field 50; back is towards field 1.
+    for f in fields(men) {
         for &g in &NEIGHBOURS[f][..2] {
             if g >= 0 && occupied & (1 << g) == 0 {
-                let moved = (b.opp_men & !(1 << f)) | (1 << g);
-                found(
-                    Board {
-                        opp_men: moved,
-                        ..*b
-                    }
-                    .swapped(),
-                );
+                step(f, g as usize, false);
             }
         }
     }

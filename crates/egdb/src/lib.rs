@@ -7,7 +7,8 @@
 //! - `value`: what a table stores for one position;
 //! - `build`: retrograde analysis of the slices up to a piece count, with verification;
 //! - `store`: the compressed slice files (versioned header, block index, checksum);
-//! - `probe`: reading a directory of slice files and looking positions up.
+//! - `probe`: reading a directory of slice files and looking positions up;
+//! - `search` (feature `search`): the tables behind the search's probe.
 //!
 //! ```
 //! use kroon_egdb::{build, Material, Value};
@@ -26,6 +27,8 @@ pub mod build;
 pub mod index;
 pub mod material;
 pub mod probe;
+#[cfg(feature = "search")]
+pub mod search;
 pub mod store;
 pub mod value;
 

@@ -73,15 +73,7 @@ pub enum StoreError {
 }
 
 /// FNV-1a, 64 bits.
-#[must_use]
-pub fn checksum(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+pub use kroon_rules::hash::fnv1a as checksum;
 
 fn push_leb(out: &mut Vec<u8>, mut n: u64) {
     loop {

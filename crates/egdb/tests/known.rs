@@ -3,6 +3,7 @@
 
 use kroon_egdb::build::{self, Options, Plan};
 use kroon_egdb::index::Layout;
+use kroon_egdb::search::SearchTables;
 use kroon_egdb::{Material, Tables, Value};
 use kroon_rules::{parse_fen, Position, Variant};
 use kroon_search::{score, Engine, Limits, SearchRequest};
@@ -188,35 +189,14 @@ fn an_interrupted_build_resumes_without_redoing_finished_slices() {
     std::fs::remove_dir_all(&copy).unwrap();
 }
 
-/// The tables behind the search's probe.
-#[derive(Debug)]
-struct SearchProbe(&'static Tables);
-
-impl kroon_search::EndgameTables for SearchProbe {
-    fn pieces(&self) -> u32 {
-        self.0.max_pieces()
-    }
-    fn probe(&self, pos: &Position) -> Option<kroon_search::TableProbe> {
-        let p = self.0.probe(pos)?;
-        let value = match p.value {
-            Value::Win(_) => kroon_search::TableValue::Win,
-            Value::Draw => kroon_search::TableValue::Draw,
-            Value::Loss(_) => kroon_search::TableValue::Loss,
-        };
-        Some(kroon_search::TableProbe {
-            value,
-            distance: p.distance,
-        })
-    }
-}
-
 #[test]
 fn the_engine_with_the_tables_wins_won_endings() {
     // Won positions sampled from the slices, played out by the engine with the tables on both
     // sides (a few thousand nodes a move): the winner keeps the win with every move and wins the
     // game, under the counting rules, within 100 plies.
     let mut engine = Engine::new(1, 16);
-    engine.set_tables(Some(std::sync::Arc::new(SearchProbe(&tables().1))));
+    let probe = SearchTables::new(Tables::open(&tables().0).unwrap());
+    engine.set_tables(Some(std::sync::Arc::new(probe)));
     let mut games = 0;
     let mut longest = 0;
     for m in ["2M-1M", "1K1M-1M", "3K-1K", "2K-1K"] {

@@ -187,15 +187,22 @@ pub fn run(
     }
     let mut games = file.games;
     let limit = describe_limits(&settings.limits);
+    // The evaluation of every variant the games are in, weights by their hash: analyses made
+    // with other weights are not taken up again.
+    let mut variants = vec![settings.variant];
+    variants.extend(games.iter().map(|g| g.start.variant()));
+    variants.sort_by_key(|v| v.to_string());
+    variants.dedup();
+    let mut evals = Vec::new();
+    for v in variants {
+        evals.push(format!("{v}:{}", eval(v)?.id()));
+    }
     let key = format!(
-        "kroon-annotate 1 {:016x} {limit} threads={} hash={} eval={}",
+        "kroon-annotate 2 {:016x} {limit} threads={} hash={} eval={}",
         kroon_rules::hash::fnv1a(&bytes),
         settings.threads,
         settings.hash,
-        match eval(settings.variant)? {
-            Eval::Hand => "hand",
-            Eval::Learned(_) => "learned",
-        }
+        evals.join(",")
     );
     let sidecar = progress_path(input);
     let mut done = load_progress(&sidecar, &key, &games);

@@ -1,7 +1,7 @@
 //! `kroon show`: a board diagram with the square names beside it, as the variant's players see
 //! the board (White at the bottom; in English the first mover, Black, at the top).
 
-use kroon_rules::{side_called, side_name, square_name, write_fen, Colour, Position};
+use kroon_rules::{piece_letter, side_name, square_at, square_name, write_fen, Position};
 
 /// The diagram: pieces on the left (`w`/`b` men, `W`/`B` kings, `.` empty playable square),
 /// square names on the right.
@@ -19,20 +19,11 @@ pub fn diagram(pos: &Position) -> String {
                 names.push_str("   ");
                 continue;
             }
-            let Some(sq) = kroon::svg::square_at(v, r, c) else {
+            let Some(sq) = square_at(v, r, c) else {
                 continue;
             };
-            let ch = match pos.piece_at(sq) {
-                None => '.',
-                Some(p) => match (side_called(v, p.colour), p.king) {
-                    (Colour::White, false) => 'w',
-                    (Colour::White, true) => 'W',
-                    (Colour::Black, false) => 'b',
-                    (Colour::Black, true) => 'B',
-                },
-            };
             pieces.push(' ');
-            pieces.push(ch);
+            pieces.push_str(pos.piece_at(sq).map_or(".", |p| piece_letter(v, p)));
             names.push_str(&format!("{:>3}", square_name(v, sq)));
         }
         out.push_str(&format!("{pieces}    {names}\n"));

@@ -82,10 +82,7 @@ pub fn run(cmd: BookCommand, config: &Config) -> Result<()> {
     }
 }
 
-fn variant(flag: Option<&str>, config: &Config) -> Result<Variant> {
-    let name = flag.unwrap_or(&config.engine.variant);
-    name.parse().with_context(|| format!("variant `{name}`"))
-}
+use crate::flags::variant;
 
 fn build(args: &BuildArgs, config: &Config) -> Result<()> {
     let variant = variant(args.variant.as_deref(), config)?;
@@ -94,9 +91,7 @@ fn build(args: &BuildArgs, config: &Config) -> Result<()> {
         (Some(t), _) => bail!("--time must be a positive number of seconds, not {t}"),
         (None, n) => Limits::Nodes(n.unwrap_or(100_000).max(1)),
     };
-    if args.threads == 0 {
-        bail!("--threads must be at least 1");
-    }
+    crate::flags::at_least_one(args.threads)?;
     if args.margin < 0 {
         bail!("--margin must be 0 or more");
     }

@@ -60,12 +60,8 @@ pub struct DxpArgs {
     /// Initiator: start every game from this position (PDN FEN) instead of the initial one.
     #[arg(long, value_name = "FEN", requires = "initiator")]
     fen: Option<String>,
-    /// Search threads (default: from the settings).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Transposition table in MiB (default: from the settings).
-    #[arg(long)]
-    hash: Option<usize>,
+    #[command(flatten)]
+    engine: crate::flags::EngineArgs,
     /// Name sent to the peer (default: `dxp.name` from the settings).
     #[arg(long)]
     name: Option<String>,
@@ -201,8 +197,8 @@ fn append_pdn(path: &PathBuf, rec: &GameRecord) -> std::io::Result<()> {
 
 pub fn run(args: DxpArgs, config: &Config) -> Result<()> {
     let variant: Variant = config.engine.variant.parse()?;
-    let threads = crate::search_threads(args.threads, config)?;
-    let hash = args.hash.unwrap_or(config.engine.hash);
+    let threads = args.engine.threads(config)?;
+    let hash = args.engine.hash_or(config.engine.hash);
     let name = args.name.unwrap_or_else(|| config.dxp.name.clone());
     if name.is_empty() || name.len() > kroon_protocol::dxp::NAME_WIDTH || !name.is_ascii() {
         bail!("--name must be 1 to 32 ASCII characters, not `{name}`");

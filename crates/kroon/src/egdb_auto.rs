@@ -7,8 +7,8 @@
 //! has ended, then all of them. Nothing is written to standard output (Hub and DXP speak there);
 //! the build logs through tracing.
 
-use crate::egdb_main::SearchTables;
 use kroon_egdb::build::{self, Plan, Progress};
+use kroon_egdb::search::SearchTables;
 use kroon_egdb::store::EXTENSION;
 use kroon_egdb::Material;
 use kroon_rules::Position;

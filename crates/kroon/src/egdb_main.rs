@@ -5,9 +5,10 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use kroon::config::Config;
 use kroon_egdb::build::{self, Plan, Progress, Stage};
-use kroon_egdb::{Material, Tables, Value};
-use kroon_rules::{parse_fen, Position, Variant};
-use kroon_search::{EndgameTables, TableProbe, TableValue};
+use kroon_egdb::search::SearchTables;
+use kroon_egdb::{Material, Tables};
+use kroon_rules::{parse_fen, Variant};
+use kroon_search::EndgameTables;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -79,10 +80,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
         } => {
             let mut options = build::Options::default();
             if let Some(t) = threads {
-                if t == 0 {
-                    bail!("--threads must be at least 1");
-                }
-                options.threads = t;
+                options.threads = crate::flags::at_least_one(t)?;
             }
             let plan = if slices.is_empty() {
                 let n = match pieces {
@@ -164,38 +162,6 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
     }
 }
 
-/// Kroon's tables behind the search's probe.
-#[derive(Debug)]
-pub struct SearchTables(Tables);
-
-impl SearchTables {
-    /// The search's view of `tables`.
-    #[must_use]
-    pub fn new(tables: Tables) -> SearchTables {
-        SearchTables(tables)
-    }
-}
-
-impl EndgameTables for SearchTables {
-    fn pieces(&self) -> u32 {
-        self.0.max_pieces()
-    }
-
-    fn probe(&self, pos: &Position) -> Option<TableProbe> {
-        // A capture pending is resolved through the slices it leads into.
-        let p = self.0.probe(pos)?;
-        let value = match p.value {
-            Value::Win(_) => TableValue::Win,
-            Value::Draw => TableValue::Draw,
-            Value::Loss(_) => TableValue::Loss,
-        };
-        Some(TableProbe {
-            value,
-            distance: p.distance,
-        })
-    }
-}
-
 /// The tables the search probes: those of `flag` (`--egdb DIR`; `none` for none), else of the
 /// settings' directory. A directory that is missing or holds no tables means none, silently
 /// when it is the default one; files that do not read are left out with a warning. Without
@@ -254,7 +220,7 @@ pub fn open_for_search(dir: &Path) -> Result<Option<Arc<dyn EndgameTables>>, Str
         dir.display(),
         tables.complete_pieces()
     );
-    Ok(Some(Arc::new(SearchTables(tables))))
+    Ok(Some(Arc::new(SearchTables::new(tables))))
 }
 
 /// Opens a table directory, warning about files left out.

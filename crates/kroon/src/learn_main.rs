@@ -1,11 +1,10 @@
 //! `kroon selfplay` and `kroon train`: flags and wiring around `kroon_learn`.
 
 use crate::evaluation;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use kroon::config::Config;
 use kroon_learn::{selfplay, train};
-use kroon_rules::Variant;
 use kroon_search::eval::pattern;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -114,14 +113,8 @@ pub struct TrainArgs {
 }
 
 pub fn selfplay(args: SelfplayArgs, config: &Config) -> Result<()> {
-    let variant: Variant = args
-        .variant
-        .as_deref()
-        .unwrap_or(&config.engine.variant)
-        .parse()?;
-    if args.threads == 0 {
-        bail!("--threads must be at least 1");
-    }
+    let variant = crate::flags::variant(args.variant.as_deref(), config)?;
+    crate::flags::at_least_one(args.threads)?;
     let eval = evaluation::for_variant(
         config,
         args.eval.as_deref(),

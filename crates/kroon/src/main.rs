@@ -10,7 +10,6 @@ macro_rules! say {
 }
 
 mod analyse;
-mod annotate;
 mod bench;
 mod board;
 mod book_main;
@@ -19,6 +18,7 @@ mod dxp_main;
 mod egdb_auto;
 mod egdb_main;
 mod evaluation;
+mod flags;
 mod hub_main;
 mod learn_main;
 mod logging;
@@ -28,12 +28,12 @@ mod source;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use kroon::config;
+use kroon::{annotate, config};
 use kroon_rules::{divide, notation, parse_fen, Duplicates, Position, Variant};
 use kroon_search::Limits;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -138,23 +138,10 @@ enum Command {
         /// Search to this depth.
         #[arg(long, conflicts_with_all = ["time", "nodes"])]
         depth: Option<u32>,
-        /// Search this many seconds.
-        #[arg(long, conflicts_with = "nodes")]
-        time: Option<f64>,
-        /// Search about this many nodes.
-        #[arg(long)]
-        nodes: Option<u64>,
-        /// Search threads (default: from the settings).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Transposition table in MiB (default: from the settings).
-        #[arg(long)]
-        hash: Option<usize>,
         #[command(flatten)]
-        eval: EvalArgs,
-        /// Endgame table directory (default: from the settings; `none` for none).
-        #[arg(long, value_name = "DIR")]
-        egdb: Option<PathBuf>,
+        limit: flags::LimitArgs,
+        #[command(flatten)]
+        setup: EngineSetup,
     },
     /// Annotate the games of a PDN file: a score after every move, the best line where a move
     /// loses value, ? and ?? for mistakes and blunders, ! for the only good move, a summary per
@@ -162,18 +149,10 @@ enum Command {
     Annotate {
         /// The PDN file.
         file: PathBuf,
-        /// Seconds per position (default: 1).
-        #[arg(long, conflicts_with = "nodes")]
-        time: Option<f64>,
-        /// Nodes per position (repeatable results on one thread).
-        #[arg(long)]
-        nodes: Option<u64>,
-        /// Search threads (default: from the settings).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Transposition table in MiB, cleared for each position.
-        #[arg(long, default_value_t = 16)]
-        hash: usize,
+        #[command(flatten)]
+        limit: flags::LimitArgs,
+        #[command(flatten)]
+        engine: flags::EngineArgs,
         /// Write the annotated games here (default: standard output).
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -234,17 +213,8 @@ enum Command {
         /// Address to listen on (loopback unless you say otherwise; port 0 picks a free one).
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: std::net::SocketAddr,
-        /// Search threads (default: from the settings).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Transposition table in MiB (default: from the settings).
-        #[arg(long)]
-        hash: Option<usize>,
         #[command(flatten)]
-        eval: EvalArgs,
-        /// Endgame table directory (default: from the settings; `none` for none).
-        #[arg(long, value_name = "DIR")]
-        egdb: Option<PathBuf>,
+        setup: EngineSetup,
     },
     /// Print a board diagram with field numbers, or write it as SVG.
     Show {
@@ -254,6 +224,18 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
     },
+}
+
+/// The engine of the commands that analyse and play: threads, table, evaluation, endgame tables.
+#[derive(Args, Debug, Clone)]
+struct EngineSetup {
+    #[command(flatten)]
+    engine: flags::EngineArgs,
+    #[command(flatten)]
+    eval: EvalArgs,
+    /// Endgame table directory (default: from the settings; `none` for none).
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<PathBuf>,
 }
 
 /// The evaluation to search with.
@@ -289,25 +271,6 @@ impl PositionArgs {
     }
 }
 
-/// `--time S` or `--nodes N` as limits, `default` seconds without either.
-fn search_limits(time: Option<f64>, nodes: Option<u64>, default: f64) -> Result<Limits> {
-    Ok(match (time, nodes) {
-        (Some(t), _) if t.is_finite() && t > 0.0 => Limits::MoveTime(Duration::from_secs_f64(t)),
-        (Some(t), _) => bail!("--time must be a positive number of seconds, not {t}"),
-        (None, Some(n)) => Limits::Nodes(n.max(1)),
-        (None, None) => Limits::MoveTime(Duration::from_secs_f64(default)),
-    })
-}
-
-/// `--threads T`, or the settings' count.
-pub(crate) fn search_threads(threads: Option<usize>, config: &config::Config) -> Result<usize> {
-    let threads = threads.unwrap_or(config.engine.threads);
-    if threads == 0 {
-        bail!("--threads must be at least 1");
-    }
-    Ok(threads)
-}
-
 fn main() -> std::process::ExitCode {
     match run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -337,9 +300,7 @@ fn run() -> Result<()> {
             keep_duplicates,
         } => {
             let pos = position.resolve(&config.engine.variant)?;
-            if threads == 0 {
-                bail!("--threads must be at least 1");
-            }
+            flags::at_least_one(threads)?;
             let dups = if keep_duplicates {
                 Duplicates::Keep
             } else {
@@ -374,11 +335,7 @@ fn run() -> Result<()> {
             position,
             batch: true,
         } => {
-            let variant: Variant = position
-                .variant
-                .as_deref()
-                .unwrap_or(&config.engine.variant)
-                .parse()?;
+            let variant = flags::variant(position.variant.as_deref(), &config)?;
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             for line in std::io::stdin().lock().lines() {
                 let line = line?;
@@ -399,12 +356,8 @@ fn run() -> Result<()> {
             game,
             multipv,
             depth,
-            time,
-            nodes,
-            threads,
-            hash,
-            eval,
-            egdb,
+            limit,
+            setup: EngineSetup { engine, eval, egdb },
         } => {
             let game = game.resolve(&config.engine.variant)?;
             let eval = eval.resolve(&config, game.position().variant())?;
@@ -414,14 +367,13 @@ fn run() -> Result<()> {
             }
             let limits = match depth {
                 Some(d) => Limits::Depth(d.max(1)),
-                None => search_limits(time, nodes, 5.0)?,
+                None => limit.limits(5.0)?,
             };
-            let threads = search_threads(threads, &config)?;
             analyse::run(
                 game,
                 limits,
-                threads,
-                hash.unwrap_or(config.engine.hash),
+                engine.threads(&config)?,
+                engine.hash_or(config.engine.hash),
                 eval,
                 tables,
                 multipv,
@@ -429,26 +381,19 @@ fn run() -> Result<()> {
         }
         Command::Annotate {
             file,
-            time,
-            nodes,
-            threads,
-            hash,
+            limit,
+            engine,
             out,
             mistake,
             blunder,
             variant,
             eval,
         } => {
-            let variant: Variant = variant
-                .as_deref()
-                .unwrap_or(&config.engine.variant)
-                .parse()?;
-            let limits = search_limits(time, nodes, 1.0)?;
-            let threads = search_threads(threads, &config)?;
+            let variant = flags::variant(variant.as_deref(), &config)?;
             let settings = annotate::Settings {
-                limits,
-                threads,
-                hash: hash.max(1),
+                limits: limit.limits(1.0)?,
+                threads: engine.threads(&config)?,
+                hash: engine.hash_or(16).max(1),
                 mistake,
                 blunder,
                 variant,
@@ -462,10 +407,7 @@ fn run() -> Result<()> {
             variant,
             eval,
         } => {
-            let v: Variant = variant
-                .as_deref()
-                .unwrap_or(&config.engine.variant)
-                .parse()?;
+            let v = flags::variant(variant.as_deref(), &config)?;
             bench::run(depth, v, &eval.resolve(&config, v)?)?;
         }
         Command::Book(cmd) => book_main::run(cmd, &config)?,
@@ -483,12 +425,9 @@ fn run() -> Result<()> {
         Command::Egdb(args) => egdb_main::run(args, &config)?,
         Command::Serve {
             listen,
-            threads,
-            hash,
-            eval,
-            egdb,
+            setup: EngineSetup { engine, eval, egdb },
         } => {
-            let threads = search_threads(threads, &config)?;
+            let threads = engine.threads(&config)?;
             let tables = egdb_main::for_search(&config, egdb.as_deref())?;
             // Each variant's evaluation is resolved once, before the first page connects.
             let evals = Variant::ALL
@@ -498,7 +437,7 @@ fn run() -> Result<()> {
             kroon_serve::run(kroon_serve::Options {
                 listen,
                 threads,
-                hash_mib: hash.unwrap_or(config.engine.hash),
+                hash_mib: engine.hash_or(config.engine.hash),
                 eval_for: Box::new(move |v| {
                     evals
                         .iter()

@@ -13,7 +13,7 @@
 //! ```
 
 use kroon_rules::{
-    parse_square, side_called, side_name, square_name, Colour, Move, Position, Square, Variant,
+    diagram_place, side_called, side_name, square_at, square_name, Colour, Move, Position,
 };
 use std::fmt::Write as _;
 
@@ -39,26 +39,6 @@ impl Default for Options {
             caption: true,
         }
     }
-}
-
-/// The square on row `row` and column `column` of the diagram (0, 0 at the top left, White at
-/// the bottom), if it is a playable one. Playable squares are numbered from the top left in
-/// every variant's own names, which is how `parse_square` reads a number.
-#[must_use]
-pub fn square_at(v: Variant, row: usize, column: usize) -> Option<Square> {
-    let n = usize::from(v.geometry().columns);
-    if row >= n || column >= n || (row + column).is_multiple_of(2) {
-        return None;
-    }
-    parse_square(v, &(row * n / 2 + column / 2 + 1).to_string())
-}
-
-/// Row and column of a square in the diagram (the inverse of [`square_at`]).
-fn place(v: Variant, sq: Square) -> Option<(usize, usize)> {
-    let n = usize::from(v.geometry().columns);
-    (0..n)
-        .flat_map(|r| (0..n).map(move |c| (r, c)))
-        .find(|&(r, c)| square_at(v, r, c) == Some(sq))
 }
 
 /// The SVG document of `pos`, with an arrow from the `last` move's from square to its to square.
@@ -141,7 +121,9 @@ pub fn board(pos: &Position, last: Option<&Move>, opts: &Options) -> String {
         }
     }
     if let Some(mv) = last {
-        if let (Some((r0, c0)), Some((r1, c1))) = (place(v, mv.from), place(v, mv.to)) {
+        if let (Some((r0, c0)), Some((r1, c1))) =
+            (diagram_place(v, mv.from), diagram_place(v, mv.to))
+        {
             let ((x0, y0), (x1, y1)) = (at(r0, c0), at(r1, c1));
             let _ = writeln!(
                 out,

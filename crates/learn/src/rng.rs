@@ -10,10 +10,7 @@ impl Rng {
     #[must_use]
     pub fn new(seed: u64) -> Rng {
         // One round of splitmix64, so that nearby seeds start far apart.
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Rng((z ^ (z >> 31)) | 1)
+        Rng(kroon_rules::hash::splitmix64(seed).1 | 1)
     }
 
     /// The next 64 bits.

@@ -88,10 +88,7 @@ impl Settings {
 /// hash.
 #[must_use]
 pub fn eval_id(eval: &Eval) -> String {
-    match eval {
-        Eval::Hand => "hand".to_owned(),
-        Eval::Learned(w) => format!("learned {:016x}", kroon_rules::hash::fnv1a(&w.to_bytes())),
-    }
+    eval.id()
 }
 
 /// What a run did.

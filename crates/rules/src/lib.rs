@@ -37,7 +37,10 @@ pub use geometry::Geometry;
 pub use movegen::{has_capture, Duplicates};
 pub use movelist::MoveList;
 pub use mv::Move;
-pub use naming::{parse_square, side_called, side_name, square_name, Numbering};
+pub use naming::{
+    diagram_place, parse_square, piece_letter, side_called, side_name, square_at, square_name,
+    Numbering,
+};
 pub use notation::{parse_hub_move, parse_move, MoveError};
 pub use pdn::{decode_text, read_pdn, write_pdn, PdnError, PdnFile, PdnGame, PdnLine, PdnMove};
 pub use perft::{divide, perft};

@@ -14,7 +14,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-use crate::position::Colour;
+use crate::position::{Colour, Piece};
 use crate::square::Square;
 use crate::variant::Variant;
 
@@ -92,6 +92,40 @@ pub fn square_name(v: Variant, sq: Square) -> String {
     }
 }
 
+/// The square on row `row` and column `column` of a board diagram (0, 0 at the top left, White
+/// at the bottom, as the variant's players see the board), if it is a playable one. Playable
+/// squares are numbered from the top left in every variant's own names, which is how
+/// [`parse_square`] reads a number. `kroon show`, its SVG diagrams and the web board draw so.
+#[must_use]
+pub fn square_at(v: Variant, row: usize, column: usize) -> Option<Square> {
+    let n = usize::from(v.geometry().columns);
+    if row >= n || column >= n || (row + column).is_multiple_of(2) {
+        return None;
+    }
+    parse_square(v, &(row * n / 2 + column / 2 + 1).to_string())
+}
+
+/// Row and column of a square in a board diagram (the inverse of [`square_at`]).
+#[must_use]
+pub fn diagram_place(v: Variant, sq: Square) -> Option<(usize, usize)> {
+    let n = usize::from(v.geometry().columns);
+    (0..n)
+        .flat_map(|r| (0..n).map(move |c| (r, c)))
+        .find(|&(r, c)| square_at(v, r, c) == Some(sq))
+}
+
+/// A piece in a board diagram, by the side the variant's players call it: `w` and `b` for men,
+/// `W` and `B` for kings.
+#[must_use]
+pub fn piece_letter(v: Variant, p: Piece) -> &'static str {
+    match (side_called(v, p.colour), p.king) {
+        (Colour::White, false) => "w",
+        (Colour::White, true) => "W",
+        (Colour::Black, false) => "b",
+        (Colour::Black, true) => "B",
+    }
+}
+
 /// Whether `text` has the shape of a square name (a field number, or a letter and a rank) whether
 /// or not the board has that square: naming a missing square is not a syntax error.
 pub(crate) fn looks_like_square(text: &str) -> bool {
@@ -148,6 +182,29 @@ pub fn range_index(v: Variant, sq: Square, algebraic: bool) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_square_has_one_place_in_the_diagram() {
+        for v in Variant::ALL {
+            let g = v.geometry();
+            let n = usize::from(g.columns);
+            let mut seen = 0;
+            for r in 0..n {
+                for c in 0..n {
+                    if let Some(sq) = square_at(v, r, c) {
+                        seen += 1;
+                        assert_eq!(diagram_place(v, sq), Some((r, c)), "{v} {r} {c}");
+                        // Dark squares only, and field 1 at the top left as every variant
+                        // numbers its playable squares from the top left.
+                        assert_eq!((r + c) % 2, 1, "{v}");
+                    }
+                }
+            }
+            assert_eq!(seen, usize::from(g.fields), "{v}");
+            let first = (0..n).find_map(|c| square_at(v, 0, c)).unwrap();
+            assert_eq!(parse_square(v, "1"), Some(first), "{v}");
+        }
+    }
 
     #[test]
     fn russian_corners_and_every_square_round_trips() {

@@ -7,7 +7,7 @@ use crate::score::is_decisive;
 use crate::smp::{self, Shared};
 use crate::tables::EndgameTables;
 use crate::time::{Bounds, Limits, TimeManager};
-use crate::worker::History;
+use crate::worker::RootGame;
 use crate::{Info, SearchResult};
 use kroon_rules::{Game, Outcome, Position, Waived};
 use parking_lot::Mutex;
@@ -369,7 +369,7 @@ fn search_blocking(
     let game = &req.game;
     let root = *game.position();
     let positions = game.positions();
-    let history = History {
+    let root_game = RootGame {
         keys: positions[..positions.len() - 1]
             .iter()
             .map(Position::key)
@@ -405,7 +405,7 @@ fn search_blocking(
         info.nodes = clock.counted(info.nodes);
         report(info);
     };
-    let (outcome, nodes) = smp::run(shared, eval, &root, &history, threads, clock, &counted);
+    let (outcome, nodes) = smp::run(shared, eval, &root, &root_game, threads, clock, &counted);
     SearchResult {
         best: outcome.pv.first().copied(),
         ponder: outcome.pv.get(1).copied(),

@@ -6,11 +6,11 @@ pub mod book;
 pub mod engine;
 pub mod eval;
 pub mod score;
-pub mod smp;
+mod smp;
 pub mod tables;
-pub mod time;
-pub mod tt;
-pub mod worker;
+mod time;
+mod tt;
+mod worker;
 
 pub use book::{BookPlay, BookProbe};
 pub use engine::{Engine, Event, SearchRequest};

@@ -5,7 +5,7 @@ use crate::eval::Eval;
 use crate::tables::EndgameTables;
 use crate::time::TimeManager;
 use crate::tt::Table;
-use crate::worker::{History, Outcome, Worker};
+use crate::worker::{RootGame, ThreadResult, Worker};
 use crate::Info;
 use kroon_rules::Position;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -52,11 +52,11 @@ pub fn run(
     shared: &Shared,
     eval: &Eval,
     root: &Position,
-    history: &History,
+    root_game: &RootGame,
     threads: usize,
     clock: &TimeManager,
     report: &dyn Fn(Info),
-) -> (Outcome, u64) {
+) -> (ThreadResult, u64) {
     let threads = threads.clamp(1, shared.nodes.len());
     for n in &shared.nodes {
         n.store(0, Ordering::Relaxed);
@@ -71,14 +71,14 @@ pub fn run(
                     .stack_size(stack)
                     .spawn_scoped(s, move || {
                         let mut w = Worker::new(shared, eval, id, None);
-                        w.iterate(root, history, None);
+                        w.iterate(root, root_game, None);
                         w.nodes()
                     })
                     .expect("spawn search thread")
             })
             .collect();
         let mut main = Worker::new(shared, eval, 0, Some(clock));
-        let outcome = main.iterate(root, history, Some(report));
+        let outcome = main.iterate(root, root_game, Some(report));
         // While pondering, the answer waits for the ponder hit or a stop.
         while clock.pondering() && !shared.stop.load(Ordering::Relaxed) {
             std::thread::sleep(std::time::Duration::from_millis(1));

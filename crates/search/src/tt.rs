@@ -179,22 +179,6 @@ impl Table {
         bucket[victim].data.store(d, Relaxed);
         bucket[victim].check.store(key ^ d, Relaxed);
     }
-
-    /// Permille of a sample of slots used by the current generation.
-    #[must_use]
-    pub fn hashfull(&self) -> u32 {
-        let age = self.age.load(Relaxed) & 0x3f;
-        let n = self.buckets.len().min(1000) * WAYS;
-        let used = self.buckets[..n / WAYS]
-            .iter()
-            .flat_map(|b| &b.0)
-            .filter(|s| {
-                let d = s.data.load(Relaxed);
-                d != 0 && Entry::unpack(d).age == age
-            })
-            .count();
-        (used * 1000 / n.max(1)) as u32
-    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// Where a game stands at the root, for the draw rules inside the search.
 #[derive(Clone, Debug)]
-pub struct History {
+pub struct RootGame {
     /// Keys of the positions before the root, oldest first.
     pub keys: Vec<u64>,
     /// The draw-rule counters at the root.
@@ -30,7 +30,7 @@ type Frame = DrawCounts;
 
 /// The result of one thread's iterative deepening.
 #[derive(Clone, Debug, Default)]
-pub struct Outcome {
+pub struct ThreadResult {
     /// The principal variation of the last trusted iteration.
     pub pv: Vec<Move>,
     /// Its score.
@@ -175,9 +175,9 @@ impl<'a> Worker<'a> {
     pub fn iterate(
         &mut self,
         root: &Position,
-        history: &History,
+        root_game: &RootGame,
         report: Option<&dyn Fn(Info)>,
-    ) -> Outcome {
+    ) -> ThreadResult {
         self.variant = root.variant();
         // The tables hold international draughts.
         self.tables = self
@@ -188,12 +188,12 @@ impl<'a> Worker<'a> {
             .filter(|_| self.variant == Variant::International);
         self.table_pieces = self.tables.as_ref().map_or(0, |t| t.pieces());
         self.keys.clear();
-        self.keys.extend_from_slice(&history.keys);
-        self.frames[0] = history.counts;
-        self.waived = history.waived;
+        self.keys.extend_from_slice(&root_game.keys);
+        self.frames[0] = root_game.counts;
+        self.waived = root_game.waived;
         self.root_material = material(root);
         let mut root_moves = root.legal_moves();
-        let mut best = Outcome::default();
+        let mut best = ThreadResult::default();
         if root_moves.is_empty() {
             return best;
         }
@@ -215,7 +215,7 @@ impl<'a> Worker<'a> {
             }
             let result = self.aspiration(root, &mut root_moves, depth, best.score);
             let Ok(score) = result else { break };
-            best = Outcome {
+            best = ThreadResult {
                 pv: self.pv[0].clone(),
                 score,
                 depth,
@@ -564,7 +564,7 @@ impl<'a> Worker<'a> {
             }
         }
         if depth <= 0 {
-            let r = self.quiesce(pos, &mut list, alpha, beta, ply);
+            let r = self.quiescence_moves(pos, &mut list, alpha, beta, ply);
             self.lists[ply] = list;
             return r;
         }
@@ -740,7 +740,7 @@ impl<'a> Worker<'a> {
     /// quiet position stands pat or, if that does not cut, tries the moves that crown a man.
     /// `list` holds the captures of `pos` (staged generation); when it is empty, `pos` is quiet
     /// but has a move, and the crowning moves are generated here only if standing pat does not cut.
-    fn quiesce(
+    fn quiescence_moves(
         &mut self,
         pos: &Position,
         list: &mut MoveList,
@@ -762,7 +762,7 @@ impl<'a> Worker<'a> {
         for mv in list.iter() {
             let child = pos.play(mv);
             self.enter(pos, mv, &child, ply);
-            let r = self.qsearch(&child, -beta, -alpha, ply + 1);
+            let r = self.quiescence(&child, -beta, -alpha, ply + 1);
             self.keys.pop();
             let score = -r?;
             if score > best {
@@ -778,7 +778,9 @@ impl<'a> Worker<'a> {
         Ok(best)
     }
 
-    fn qsearch(&mut self, pos: &Position, alpha: i32, beta: i32, ply: usize) -> Res {
+    /// A node of the quiescence search: counted, its captures generated, then searched by
+    /// [`Self::quiescence_moves`] (or scored as lost when it has no move at all).
+    fn quiescence(&mut self, pos: &Position, alpha: i32, beta: i32, ply: usize) -> Res {
         self.nodes += 1;
         self.poll()?;
         self.pv[ply].clear();
@@ -793,7 +795,7 @@ impl<'a> Worker<'a> {
         let r = if list.is_empty() && !movegen::has_quiet_move(pos) {
             Ok(self.no_moves_score(ply))
         } else {
-            self.quiesce(pos, &mut list, alpha, beta, ply)
+            self.quiescence_moves(pos, &mut list, alpha, beta, ply)
         };
         self.lists[ply] = list;
         r

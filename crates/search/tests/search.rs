@@ -1,8 +1,12 @@
 //! Search behaviour: determinism on one thread, legal answers from random positions, stop and
 //! ponder, the draw rules and win distances.
 
+#[path = "../../../tests/support/material.rs"]
+mod material;
+
 use kroon_rules::{parse_fen, Game, Position, Variant};
 use kroon_search::{score, Engine, Event, Limits, SearchRequest};
+use material::gives_away;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -297,29 +301,6 @@ fn multipv_lines_are_distinct_legal_ordered_and_line_one_is_the_ordinary_search(
         assert_eq!(many.lines[0].pv, many.pv);
     }
     assert!(checked >= 20, "{checked} positions");
-}
-
-/// Material for the side to move (a man 1, a king 3) once the captures the rules force are played
-/// out, each side taking what is best for it: what a move leaves to exchanges.
-fn material_after_captures(pos: &Position) -> i32 {
-    let moves = pos.legal_moves();
-    if moves.is_empty() || !moves[0].is_capture() {
-        let count = |c| {
-            let p = pos.pieces(c);
-            (p & pos.men()).count() as i32 + 3 * (p & pos.kings()).count() as i32
-        };
-        return count(pos.turn()) - count(!pos.turn());
-    }
-    moves
-        .iter()
-        .map(|m| -material_after_captures(&pos.play(m)))
-        .max()
-        .unwrap()
-}
-
-/// Whether `mv`, played in `pos`, gives material away in the captures that follow.
-fn gives_away(pos: &Position, mv: &kroon_rules::Move) -> bool {
-    -material_after_captures(&pos.play(mv)) < material_after_captures(&pos.with_turn(pos.turn()))
 }
 
 #[test]

@@ -3,8 +3,8 @@
 
 use anyhow::{bail, Context, Result};
 use kroon_rules::{
-    notation, parse_fen, parse_hub_move, side_called, side_name, square_name, write_fen, Colour,
-    Game, GameResult, Move, Outcome, Position, Variant,
+    notation, parse_fen, parse_hub_move, side_name, square_name, write_fen, Game, GameResult, Move,
+    Outcome, Position, Variant,
 };
 use serde::{Deserialize, Serialize};
 
@@ -196,19 +196,11 @@ fn squares(pos: &Position) -> Vec<SquareView> {
     let n = g.columns;
     let mut out = Vec::with_capacity(usize::from(g.fields));
     for row in 0..n {
-        for col in (0..n).filter(|c| (row + c) % 2 == 1) {
-            let number = u16::from(row) * u16::from(n / 2) + u16::from(col / 2) + 1;
-            let Some(sq) = kroon_rules::parse_square(v, &number.to_string()) else {
+        for col in 0..n {
+            let Some(sq) = kroon_rules::square_at(v, usize::from(row), usize::from(col)) else {
                 continue;
             };
-            let piece = pos
-                .piece_at(sq)
-                .map(|p| match (side_called(v, p.colour), p.king) {
-                    (Colour::White, false) => "w",
-                    (Colour::White, true) => "W",
-                    (Colour::Black, false) => "b",
-                    (Colour::Black, true) => "B",
-                });
+            let piece = pos.piece_at(sq).map(|p| kroon_rules::piece_letter(v, p));
             out.push(SquareView {
                 field: g.field(sq),
                 name: square_name(v, sq),

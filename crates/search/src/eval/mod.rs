@@ -89,6 +89,16 @@ impl Eval {
         }
     }
 
+    /// The evaluation's name for keys that must change with it: `hand`, or `learned` and the
+    /// weights' FNV-1a hash (so other weights give another key).
+    #[must_use]
+    pub fn id(&self) -> String {
+        match self {
+            Eval::Hand => "hand".to_owned(),
+            Eval::Learned(w) => format!("learned {:016x}", kroon_rules::hash::fnv1a(&w.to_bytes())),
+        }
+    }
+
     /// Whether positions of `variant` get learned weights.
     #[must_use]
     pub fn is_learned_for(&self, variant: Variant) -> bool {
