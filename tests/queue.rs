@@ -12,7 +12,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Output, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const SERVER: &str = "redis-server";
 
@@ -520,18 +520,30 @@ fn malformed_records_and_a_poison_job_get_error_results_and_the_run_completes() 
     let poisoned = entries(&mut con, "kroon:run:poisoned:results");
     assert_eq!(poisoned.len(), 1, "{poisoned:?}");
     assert!(poisoned[0].1.contains("poison job"), "{poisoned:?}");
-    // Nothing is left on the queue, pending or waiting.
-    let pending: (u64, redis::Value, redis::Value, redis::Value) = redis::cmd("XPENDING")
-        .arg("kroon:jobs")
-        .arg("workers")
-        .query(&mut con)
-        .unwrap();
-    assert_eq!(pending.0, 0);
-    let waiting: u64 = redis::cmd("XLEN")
-        .arg("kroon:jobs")
-        .query(&mut con)
-        .unwrap();
-    assert_eq!(waiting, 0);
+    // Nothing is left on the queue, pending or waiting, once the worker has acknowledged the job
+    // whose result ended the run (it posts a result before it acknowledges the job, so the run
+    // can end a moment before the last acknowledgement).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let pending: (u64, redis::Value, redis::Value, redis::Value) = redis::cmd("XPENDING")
+            .arg("kroon:jobs")
+            .arg("workers")
+            .query(&mut con)
+            .unwrap();
+        let waiting: u64 = redis::cmd("XLEN")
+            .arg("kroon:jobs")
+            .query(&mut con)
+            .unwrap();
+        if pending.0 == 0 && waiting == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "left on the queue: {} pending, {waiting} waiting",
+            pending.0
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert!(
         !w.lines_so_far().iter().any(|l| l.contains("panicked")),
         "the worker panicked"

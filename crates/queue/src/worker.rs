@@ -428,18 +428,15 @@ fn handle(
              a poison job, given up",
             taken.entry, taken.deliveries
         );
-        tracing::warn!("{consumer}: {why}");
         return refuse(shared, link, consumer, taken, &why);
     }
     let job = match taken.bytes.as_deref().map(Job::parse) {
         Some(Ok(job)) => job,
         Some(Err(e)) => {
-            tracing::warn!("{consumer}: job entry {} is malformed: {e}", taken.entry);
             let why = format!("job entry {} is malformed: {e}", taken.entry);
             return refuse(shared, link, consumer, taken, &why);
         }
         None => {
-            tracing::warn!("{consumer}: job entry {} has no job field", taken.entry);
             let why = format!("job entry {} has no job field", taken.entry);
             return refuse(shared, link, consumer, taken, &why);
         }
@@ -527,6 +524,8 @@ fn refuse(
             &JobResult::failed("_", &record::plain_name(&taken.entry), consumer, why),
         )?,
     }
+    // Said once the error is posted, so whoever reads this can find it.
+    tracing::warn!("{consumer}: {why}");
     shared.tally.lock().failed += 1;
     ack(link, &taken.entry)
 }
