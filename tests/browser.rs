@@ -108,10 +108,19 @@ async fn square(c: &Client, field: u32) -> fantoccini::elements::Element {
 }
 
 /// The text of the move list's move `ply`.
-async fn move_text(c: &Client, ply: u64) -> String {
-    let selector = format!("#moves span[data-ply=\"{ply}\"]");
-    let span = c.find(Locator::Css(&selector)).await.unwrap();
-    span.text().await.unwrap()
+/// One entry of the move list, read in a single script: the list is redrawn whenever a move
+/// arrives, so an element found in one call may be gone by the next.
+async fn move_entry(c: &Client, ply: u64) -> (String, String) {
+    let script = format!(
+        "const s = document.querySelector('#moves span[data-ply=\"{ply}\"]'); \
+         return s ? [s.textContent, s.dataset.id || ''] : null;"
+    );
+    let v = c.execute(&script, vec![]).await.unwrap();
+    assert!(v.is_array(), "no move {ply} in the list");
+    (
+        v[0].as_str().unwrap().to_string(),
+        v[1].as_str().unwrap().to_string(),
+    )
 }
 
 #[test]
@@ -182,8 +191,8 @@ fn the_board_plays_analyses_and_loads_in_chromium() {
                 s["moves"].as_u64() == Some(before + 2) || s["status"].as_str().is_some_and(|t| t.contains("wins"))
             })
             .await;
-            let ours = move_text(&c, before + 1).await;
-            let theirs = move_text(&c, before + 2).await;
+            let (ours, _) = move_entry(&c, before + 1).await;
+            let (theirs, _) = move_entry(&c, before + 2).await;
             assert!(!theirs.is_empty());
             if ours.contains('x') {
                 captures += 1;
@@ -236,14 +245,7 @@ fn the_board_plays_analyses_and_loads_in_chromium() {
         assert_eq!(sorted, ["28x35x12x22x30", "28x35x7x22x30"]);
         choices[1].click().await.unwrap();
         until(&c, "the chosen capture", STATE, |s| s["moves"].as_u64().is_some_and(|m| m > before)).await;
-        let played = c
-            .find(Locator::Css(&format!("#moves span[data-ply=\"{}\"]", before + 1)))
-            .await
-            .unwrap()
-            .attr("data-id")
-            .await
-            .unwrap()
-            .unwrap();
+        let (_, played) = move_entry(&c, before + 1).await;
         assert_eq!(played, ids[1], "the move played is the path chosen");
 
         // Other variants draw their own board and names; flip turns it round.
