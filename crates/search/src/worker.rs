@@ -633,6 +633,10 @@ impl<'a> Worker<'a> {
             if depth >= 3 && i >= 3 && quiet && !pv_node && self.killers[ply][0] != mv.key() {
                 reduction = 1 + i32::from(i >= 6 && depth >= 4) + i32::from(i >= 12 && depth >= 6);
             }
+            // The child probes the table unless it is a quiescence node.
+            if d - reduction > 0 {
+                self.shared.tt.prefetch(child.key());
+            }
             let score = if i == 0 {
                 self.search(&child, d, -beta, -alpha, ply + 1).map(|s| -s)
             } else {
