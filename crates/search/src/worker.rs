@@ -104,7 +104,7 @@ pub struct Worker<'a> {
     lists: Vec<MoveList>,
     killers: Vec<[u16; 2]>,
     /// Ordering scores of each ply's moves, parallel to `lists`.
-    scores: Vec<Vec<i64>>,
+    scores: Vec<Vec<i32>>,
     history: Box<[[i32; 4096]; 2]>,
     pv: Vec<Vec<Move>>,
     variant: Variant,
@@ -615,7 +615,7 @@ impl<'a> Worker<'a> {
         if !forced {
             movegen::generate_quiets(pos, &mut list);
         }
-        self.order(pos, &list, tt_move, ply);
+        self.order(pos, &mut list, tt_move, ply);
         // A single legal move costs nothing to look at more deeply.
         let ext = i32::from(list.len() == 1 && ply < 2 * depth as usize + 8);
         let mut best = -INF;
@@ -678,7 +678,8 @@ impl<'a> Worker<'a> {
                             k[1] = k[0];
                             k[0] = mv.key();
                         }
-                        let bonus = depth * depth;
+                        // Capped: past 4096 the update overshoots and the values diverge.
+                        let bonus = (depth * depth).min(1024);
                         let h = &mut self.history[turn][usize::from(mv.key())];
                         *h += bonus - *h * bonus / 4096;
                         for m in &list.as_slice()[..i] {
@@ -807,42 +808,52 @@ impl<'a> Worker<'a> {
 
     /// Scores the moves for ordering: TT move first, then the largest captures, promotions, killers,
     /// and history. `pick` then brings them forward one at a time, so a cut-off saves the sorting.
-    fn order(&mut self, pos: &Position, list: &MoveList, tt_move: u16, ply: usize) {
+    /// The best-scored move is brought to the front here, in the same pass.
+    fn order(&mut self, pos: &Position, list: &mut MoveList, tt_move: u16, ply: usize) {
         let turn = pos.turn().index();
         let [k0, k1] = self.killers[ply];
+        let history = &self.history[turn];
         let scores = &mut self.scores[ply];
         scores.clear();
         scores.extend(list.iter().map(|m| {
             let k = m.key();
             if k == tt_move && tt_move != 0 {
-                1 << 40
+                1 << 30
             } else if m.is_capture() {
-                (1 << 30) + i64::from(m.captured.count()) * 1000
+                (1 << 29) + m.captured.count() as i32 * 1000
             } else if m.promotes {
-                1 << 29
-            } else if k == k0 {
                 1 << 28
+            } else if k == k0 {
+                1 << 27
             } else if k == k1 {
-                (1 << 28) - 1
+                (1 << 27) - 1
             } else {
-                i64::from(self.history[turn][usize::from(k)])
+                history[usize::from(k)]
             }
         }));
+        Self::bring_best(scores, list.as_mut_slice(), 0);
     }
 
-    /// Moves the best-scored of the moves from `i` on to place `i`.
+    /// Moves the best-scored of the moves from `i` on to place `i` (the first of equals).
     #[inline]
     fn pick(&mut self, ply: usize, list: &mut MoveList, i: usize) {
-        let scores = &mut self.scores[ply];
-        let mut best = i;
-        for j in i + 1..scores.len() {
-            if scores[j] > scores[best] {
-                best = j;
+        if i > 0 {
+            Self::bring_best(&mut self.scores[ply], list.as_mut_slice(), i);
+        }
+    }
+
+    #[inline]
+    fn bring_best(scores: &mut [i32], moves: &mut [Move], i: usize) {
+        let Some(&first) = scores.get(i) else { return };
+        let (mut best, mut top) = (i, first);
+        for (j, &s) in scores.iter().enumerate().skip(i + 1) {
+            if s > top {
+                (best, top) = (j, s);
             }
         }
         if best != i {
             scores.swap(i, best);
-            list.as_mut_slice().swap(i, best);
+            moves.swap(i, best);
         }
     }
 }
