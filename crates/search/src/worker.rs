@@ -82,6 +82,11 @@ fn capture_swing(pos: &Position, depth: u32) -> i32 {
         .unwrap_or(0)
 }
 
+/// Slots of a thread's evaluation cache (8 bytes each).
+const EVAL_CACHE: usize = 1 << 15;
+/// An empty slot: no key's upper half matches it and keeps a value 0.
+const EVAL_CACHE_EMPTY: u64 = 0xFFFF_FFFF_0000_0001;
+
 /// Signals that the search was stopped; the unfinished iteration is thrown away.
 struct Stopped;
 
@@ -114,6 +119,8 @@ pub struct Worker<'a> {
     tables: Option<Arc<dyn EndgameTables>>,
     /// Positions with at most this many pieces are probed (0: none).
     table_pieces: u32,
+    /// Evaluations of recent positions (see `cached_evaluation`).
+    eval_cache: Box<[u64]>,
     /// Whether searches store into the table: not while multi-PV looks for lines 2 and on, so
     /// that line 1 of every iteration finds the table as the ordinary search would.
     stores: bool,
@@ -148,6 +155,7 @@ impl<'a> Worker<'a> {
             tables: None,
             table_pieces: 0,
             stores: true,
+            eval_cache: vec![EVAL_CACHE_EMPTY; EVAL_CACHE].into_boxed_slice(),
         }
     }
 
@@ -507,13 +515,27 @@ impl<'a> Worker<'a> {
     /// an opponent that reads the count otherwise plays on, and then every piece given away for
     /// nothing is a risk (docs/draw-rules.md).
     #[inline]
-    fn evaluate(&self, pos: &Position, ply: usize) -> i32 {
-        let e = self.eval.evaluate(pos);
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        let e = self.cached_evaluation(pos);
         if self.frames[ply].rule.is_none() {
             return e;
         }
         let side = if pos.turn() == Colour::White { 1 } else { -1 };
         e + side * (material(pos) - self.root_material) * COUNT_END_UNIT
+    }
+
+    /// The evaluation of `pos`, from the thread's evaluation cache when it holds the position. An
+    /// entry keeps the key's upper 32 bits beside the value; the lower bits choose the slot.
+    #[inline]
+    fn cached_evaluation(&mut self, pos: &Position) -> i32 {
+        let key = pos.key();
+        let slot = &mut self.eval_cache[key as usize & (EVAL_CACHE - 1)];
+        if *slot >> 32 == key >> 32 {
+            return *slot as u32 as i32;
+        }
+        let e = self.eval.evaluate(pos);
+        *slot = (key & !0xFFFF_FFFF) | u64::from(e as u32);
+        e
     }
 
     /// Score of a position whose side to move has no legal move, or that a variant ends.
