@@ -23,14 +23,14 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-use kroon_rules::hash::fnv1a;
+use kroon_rules::file_header::{self, HeaderError};
 use kroon_rules::Variant;
 
 const MAGIC: &[u8; 8] = b"KROONBOK";
 /// The format version this code reads and writes.
 pub const VERSION: u16 = 1;
 const HEADER: usize = 16;
-const SUM: usize = 8;
+const SUM: usize = file_header::CHECKSUM_LEN;
 /// Highest move code: 6 bits of from, 6 of to.
 const MAX_CODE: u16 = (1 << 12) - 1;
 
@@ -71,18 +71,15 @@ pub struct BookData {
 
 /// Writes the header: `magic`, the version, the variant and the entry count.
 pub(crate) fn header(out: &mut Vec<u8>, magic: &[u8; 8], variant: Variant, count: usize) {
-    out.extend_from_slice(magic);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    let index = Variant::ALL.iter().position(|&v| v == variant);
-    out.push(u8::try_from(index.unwrap_or(0)).unwrap_or(0));
+    file_header::write_start(out, magic, VERSION);
+    out.push(file_header::variant_index(variant));
     out.push(0);
     out.extend_from_slice(&u32::try_from(count).unwrap_or(u32::MAX).to_le_bytes());
 }
 
 /// Appends the checksum of everything written so far.
 pub(crate) fn seal(out: &mut Vec<u8>) {
-    let sum = fnv1a(out);
-    out.extend_from_slice(&sum.to_le_bytes());
+    file_header::seal(out);
 }
 
 /// Checks the header and the checksum of a file written by [`header`] and [`seal`]: the variant,
@@ -96,23 +93,17 @@ pub(crate) fn open<'a>(
     if bytes.len() < HEADER + SUM {
         return Err(BookError::Truncated(bytes.len()));
     }
-    let (body, sum) = bytes.split_at(bytes.len() - SUM);
-    let mut rest = body;
-    if take(&mut rest, 8) != Some(magic.as_slice()) {
-        return Err(BookError::Magic);
-    }
-    let version = u16::from_le_bytes(array(&mut rest).ok_or(BookError::Magic)?);
-    if version != VERSION {
-        return Err(BookError::Version(version));
-    }
+    file_header::check_start(bytes, magic, VERSION).map_err(|e| match e {
+        HeaderError::Version(v) => BookError::Version(v),
+        _ => BookError::Magic,
+    })?;
+    let mut rest = bytes
+        .get(file_header::START_LEN..bytes.len() - SUM)
+        .unwrap_or_default();
     let [variant, reserved] = array(&mut rest).ok_or(BookError::Magic)?;
-    let variant = *Variant::ALL
-        .get(usize::from(variant))
-        .ok_or(BookError::Variant(variant))?;
+    let variant = file_header::variant_at(variant).map_err(|_| BookError::Variant(variant))?;
     let count = u32::from_le_bytes(array(&mut rest).ok_or(BookError::Magic)?);
-    if fnv1a(body) != u64::from_le_bytes(sum.try_into().map_err(|_| BookError::Checksum)?) {
-        return Err(BookError::Checksum);
-    }
+    file_header::unseal(bytes).map_err(|_| BookError::Checksum)?;
     if reserved != 0 {
         return Err(BookError::Entry(0, "reserved header byte is not 0"));
     }
@@ -199,6 +190,7 @@ impl BookData {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kroon_rules::hash::fnv1a;
 
     fn sample() -> BookData {
         BookData {

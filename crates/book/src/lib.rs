@@ -114,4 +114,13 @@ mod tests {
         assert!(Book::embedded(Variant::Frisian).is_none());
         assert!(book.moves(&Position::initial(Variant::Killer)).is_empty());
     }
+
+    #[test]
+    fn the_embedded_book_writes_back_byte_for_byte() {
+        // The shared header code (kroon_rules::file_header) reads and writes the file made before
+        // it existed, unchanged.
+        let data = BookData::from_bytes(DEFAULT_NORMAL).unwrap();
+        assert_eq!(data.variant, Variant::International);
+        assert!(data.to_bytes() == DEFAULT_NORMAL);
+    }
 }

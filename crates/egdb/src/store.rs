@@ -23,6 +23,7 @@
 use crate::index::Layout;
 use crate::material::{Material, MAX_PIECES};
 use crate::value::Value;
+use kroon_rules::file_header::{self, HeaderError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -130,8 +131,7 @@ pub fn encode(m: Material, codes: &[u8], distances: bool) -> Vec<u8> {
     }
     offsets.push(data.len() as u32);
     let mut out = Vec::with_capacity(HEADER + 4 * offsets.len() + data.len() + 8);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    file_header::write_start(&mut out, MAGIC, VERSION);
     out.extend_from_slice(&(if distances { DISTANCES } else { 0 }).to_le_bytes());
     out.extend_from_slice(&[m.own_men, m.own_kings, m.opp_men, m.opp_kings]);
     out.extend_from_slice(&(codes.len() as u64).to_le_bytes());
@@ -141,8 +141,7 @@ pub fn encode(m: Material, codes: &[u8], distances: bool) -> Vec<u8> {
         out.extend_from_slice(&o.to_le_bytes());
     }
     out.extend_from_slice(&data);
-    let sum = checksum(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
+    file_header::seal(&mut out);
     out
 }
 
@@ -178,28 +177,21 @@ pub struct Slice {
 }
 
 fn take<const N: usize>(bytes: &[u8], at: usize) -> Result<[u8; N], StoreError> {
-    bytes
-        .get(at..at + N)
-        .and_then(|s| <[u8; N]>::try_from(s).ok())
-        .ok_or(StoreError::Damaged("shorter than its header"))
+    file_header::read_array(bytes, at).ok_or(StoreError::Damaged("shorter than its header"))
 }
 
 impl Slice {
     /// Reads file bytes, checking everything but the runs inside blocks (`code` checks those).
     pub fn parse(bytes: &[u8]) -> Result<Slice, StoreError> {
-        if bytes.get(..8) != Some(MAGIC.as_slice()) {
-            return Err(StoreError::Magic);
-        }
-        let version = u16::from_le_bytes(take(bytes, 8)?);
-        if version != VERSION {
-            return Err(StoreError::Version(version));
-        }
-        let body = bytes
-            .len()
-            .checked_sub(8)
-            .ok_or(StoreError::Damaged("too short"))?;
-        let sum = u64::from_le_bytes(take(bytes, body)?);
-        if body < HEADER || checksum(bytes.get(..body).unwrap_or_default()) != sum {
+        file_header::check_start(bytes, MAGIC, VERSION).map_err(|e| match e {
+            HeaderError::Version(v) => StoreError::Version(v),
+            HeaderError::Truncated(_) => StoreError::Damaged("shorter than its header"),
+            _ => StoreError::Magic,
+        })?;
+        let body = file_header::unseal(bytes)
+            .map_err(|_| StoreError::Checksum)?
+            .len();
+        if body < HEADER {
             return Err(StoreError::Checksum);
         }
         let flags = u16::from_le_bytes(take(bytes, 10)?);

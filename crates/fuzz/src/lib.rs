@@ -56,26 +56,8 @@ pub fn fen_text(data: &[u8]) {
     let v = variant_of(sel);
     let text = String::from_utf8_lossy(rest);
     match (sel / 8) % 3 {
-        0 => {
-            if let Ok(pos) = fen::parse_fen(&text, v) {
-                let again = fen::write_fen(&pos);
-                assert_eq!(
-                    fen::parse_fen(&again, v),
-                    Ok(pos),
-                    "{text:?} wrote {again:?}"
-                );
-            }
-        }
-        1 => {
-            if let Ok(pos) = fen::parse_hub(&text, v) {
-                let again = fen::write_hub(&pos);
-                assert_eq!(
-                    fen::parse_hub(&again, v),
-                    Ok(pos),
-                    "{text:?} wrote {again:?}"
-                );
-            }
-        }
+        0 => reads_back(&text, v, fen::parse_fen, fen::write_fen),
+        1 => reads_back(&text, v, fen::parse_hub, fen::write_hub),
         _ => {
             let mut chars = text.chars();
             let turn = chars.next().unwrap_or('W');
@@ -94,6 +76,19 @@ pub fn fen_text(data: &[u8]) {
                 );
             }
         }
+    }
+}
+
+/// What `parse` reads of `text`, `write` writes back to text that `parse` reads as the same position.
+fn reads_back(
+    text: &str,
+    v: Variant,
+    parse: fn(&str, Variant) -> Result<kroon_rules::Position, fen::FenError>,
+    write: fn(&kroon_rules::Position) -> String,
+) {
+    if let Ok(pos) = parse(text, v) {
+        let again = write(&pos);
+        assert_eq!(parse(&again, v), Ok(pos), "{text:?} wrote {again:?}");
     }
 }
 

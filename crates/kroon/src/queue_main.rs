@@ -58,6 +58,19 @@ fn on_signals(stop: &worker::Stop) -> Result<()> {
     ctrlc::set_handler(move || stop.signal()).context("installing the signal handler")
 }
 
+/// What a producer's jobs are made with: this binary's bench signature and `eval`.
+fn build(eval: String) -> Build {
+    Build {
+        bench: bench::signature(),
+        eval,
+    }
+}
+
+/// A link to the queue at `url`, for a producer or the status, which nothing aborts.
+fn open(url: &str) -> Result<link::Link> {
+    link::Link::open(url, Arc::new(std::sync::atomic::AtomicBool::new(false)))
+}
+
 pub fn worker(args: WorkerArgs, config: &Config) -> Result<()> {
     let name = plain_name(&args.name.unwrap_or_else(default_name));
     let stop = worker::Stop::default();
@@ -107,12 +120,8 @@ pub fn selfplay(
     openings: &[kroon_rules::Position],
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<kroon_learn::selfplay::Summary> {
-    let build = Build {
-        bench: bench::signature(),
-        eval: settings.eval_id.clone(),
-    };
-    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut link = link::Link::open(url, abort)?;
+    let build = build(settings.eval_id.clone());
+    let mut link = open(url)?;
     say!(
         "queue {}: run {}, {batch} games a job",
         link.shown(),
@@ -133,14 +142,10 @@ pub fn selfplay(
 pub fn match_queue(args: kroon_match::MatchArgs, variant: &str) -> Result<()> {
     let url = args.queue().unwrap_or_default().to_owned();
     let m = kroon_match::Match::new(args, variant)?;
-    let build = Build {
-        bench: bench::signature(),
-        eval: "engines by name".to_owned(),
-    };
+    let build = build("engines by name".to_owned());
     let stop = worker::Stop::default();
     on_signals(&stop)?;
-    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut link = link::Link::open(&url, abort)?;
+    let mut link = open(&url)?;
     let (report, duplicates) =
         kroon_queue::matches::produce(&mut link, &m, &build, stop.finishing())?;
     if duplicates > 0 {
@@ -160,14 +165,10 @@ pub fn egdb_queue(
     distances: u32,
 ) -> Result<()> {
     let lock = crate::egdb_main::lock_dir(dir)?;
-    let build = Build {
-        bench: bench::signature(),
-        eval: "tables".to_owned(),
-    };
+    let build = build("tables".to_owned());
     let stop = worker::Stop::default();
     on_signals(&stop)?;
-    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut link = link::Link::open(url, abort)?;
+    let mut link = open(url)?;
     say!(
         "queue {}: {} slices to build in {}",
         link.shown(),
@@ -205,8 +206,7 @@ pub fn egdb_queue(
 
 /// `kroon queue-status --queue URL`.
 pub fn status(url: &str) -> Result<()> {
-    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut link = link::Link::open(url, abort)?;
+    let mut link = open(url)?;
     let status = kroon_queue::status::read(&mut link)?;
     say!("queue {}", link.shown())?;
     say!("{}", status.to_string().trim_end())?;

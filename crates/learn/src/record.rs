@@ -20,6 +20,7 @@
 )]
 
 use anyhow::{bail, Context, Result};
+use kroon_rules::file_header::{self, HeaderError};
 use kroon_rules::{Bitboard, Colour, GameResult, Position, Variant};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -201,9 +202,7 @@ impl Record {
 
 /// `N` bytes of `b` from `at`, zeros where `b` ends first.
 fn bytes_at<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
-    b.get(at..at + N)
-        .and_then(|s| s.try_into().ok())
-        .unwrap_or([0; N])
+    file_header::read_array(b, at).unwrap_or([0; N])
 }
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
@@ -213,13 +212,10 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 /// The header of a new file for `variant`'s games made with settings hashing to `settings`.
 #[must_use]
 pub fn header(variant: Variant, settings: u64) -> [u8; HEADER_SIZE] {
-    let name = variant.hub_name().as_bytes();
     let mut h = Vec::with_capacity(HEADER_SIZE);
-    h.extend_from_slice(MAGIC);
-    h.extend_from_slice(&VERSION.to_le_bytes());
+    file_header::write_start(&mut h, MAGIC, VERSION);
     h.extend_from_slice(&(RECORD_SIZE as u16).to_le_bytes());
-    h.extend_from_slice(name);
-    h.resize(24, 0);
+    file_header::write_variant_name(&mut h, variant);
     h.extend_from_slice(&settings.to_le_bytes());
     bytes_at(&h, 0)
 }
@@ -238,30 +234,32 @@ pub struct Header {
 /// # Errors
 /// Not a records file, another version or record size, or an unknown variant.
 pub fn read_header(bytes: &[u8]) -> Result<Header> {
-    if bytes.len() < HEADER_SIZE || bytes.get(0..8) != Some(MAGIC.as_slice()) {
-        bail!("not a Kroon self-play file (it does not start with KROONSPR)");
+    let not_records =
+        || anyhow::anyhow!("not a Kroon self-play file (it does not start with KROONSPR)");
+    if bytes.len() < HEADER_SIZE {
+        return Err(not_records());
     }
-    let version = u16::from_le_bytes(bytes_at(bytes, 8));
-    if version != VERSION {
-        bail!("self-play format version {version}; this Kroon reads version {VERSION}");
+    match file_header::check_start(bytes, MAGIC, VERSION) {
+        Err(HeaderError::Version(version)) => {
+            bail!("self-play format version {version}; this Kroon reads version {VERSION}")
+        }
+        Err(_) => return Err(not_records()),
+        Ok(()) => {}
     }
     let size = u16::from_le_bytes(bytes_at(bytes, 10));
     if usize::from(size) != RECORD_SIZE {
         bail!("records of {size} bytes; this Kroon writes {RECORD_SIZE}");
     }
-    let stored: [u8; 12] = bytes_at(bytes, 12);
-    let name: String = stored
-        .iter()
-        .take_while(|&&b| b != 0)
-        .map(|&b| char::from(b))
-        .collect();
-    let variant: Variant = name
-        .parse()
-        .map_err(|_| anyhow::anyhow!("self-play file for an unknown variant '{name}'"))?;
-    // The name as `header` writes it: the Hub name, then zeros (no alias, no stray bytes).
-    if stored != bytes_at(&header(variant, 0), 12) {
-        bail!("self-play file with a damaged variant name");
-    }
+    let variant = file_header::read_variant_name(bytes, 12).map_err(|e| match e {
+        // The name as `header` writes it: the Hub name, then zeros (no alias, no stray bytes).
+        HeaderError::VariantName(name) if name.parse::<Variant>().is_ok() => {
+            anyhow::anyhow!("self-play file with a damaged variant name")
+        }
+        HeaderError::VariantName(name) => {
+            anyhow::anyhow!("self-play file for an unknown variant '{name}'")
+        }
+        _ => not_records(),
+    })?;
     Ok(Header {
         variant,
         settings: u64_at(bytes, 24),
@@ -433,6 +431,26 @@ mod tests {
         h[20] = b'x';
         assert!(read_header(&h).is_err());
         assert_eq!(read_header(&header(v, 7)).unwrap().settings, 7);
+    }
+
+    #[test]
+    fn the_header_is_laid_out_as_documented() {
+        // Magic, version 1, record size 32, the Hub name padded to 12 bytes, the settings hash:
+        // the layout of the files written so far, which the shared header code must keep.
+        let mut want = b"KROONSPR\x01\x00\x20\x00russian\0\0\0\0\0".to_vec();
+        want.extend_from_slice(&0x0102_0304_0506_0708u64.to_le_bytes());
+        assert_eq!(
+            header(Variant::Russian, 0x0102_0304_0506_0708).as_slice(),
+            want
+        );
+        let h = read_header(&want).unwrap();
+        assert_eq!(
+            (h.variant, h.settings),
+            (Variant::Russian, 0x0102_0304_0506_0708)
+        );
+        want[9] = 1;
+        let e = read_header(&want).unwrap_err().to_string();
+        assert!(e.contains("version 257"), "{e}");
     }
 
     #[test]

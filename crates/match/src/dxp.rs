@@ -10,8 +10,8 @@
 
 use super::player::{EndForEngine, FailKind, Failure, Player, Reply, Transcript, Turn};
 use super::spec::TimeControl;
+use kroon_protocol::dxp::convert::{dxp_colour, dxp_move_text, to_dxp_move, to_dxp_position};
 use kroon_protocol::dxp::frame::{self, FrameError, Frames};
-use kroon_protocol::dxp::session::{dxp_colour, dxp_move_text, to_dxp_move, to_dxp_position};
 use kroon_protocol::dxp::{
     AcceptCode, BackAcc, Dxp, DxpPosition, EndReason, GameEnd, GameReq, StopCode,
 };

@@ -79,7 +79,7 @@ pub fn write(h: &Header<'_>, opening: &Opening, game: &Played) -> String {
 }
 
 /// Today's date (UTC) as PDN writes it; the DXP game records use the same.
-pub use kroon_protocol::dxp::session::today;
+pub use kroon_protocol::dxp::convert::today;
 
 #[cfg(test)]
 mod tests {

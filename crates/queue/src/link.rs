@@ -46,6 +46,17 @@ pub mod keys {
     pub const HEARTBEATS: &str = "kroon:worker:*";
 }
 
+/// Adds to `pipe` the command that puts a job (its record's bytes) on the jobs stream, as the
+/// entry's `job` field, which is where workers read it.
+pub fn add_job<'a>(pipe: &'a mut redis::Pipeline, bytes: &[u8]) -> &'a mut redis::Pipeline {
+    pipe.cmd("XADD")
+        .arg(keys::JOBS)
+        .arg("*")
+        .arg("job")
+        .arg(bytes)
+        .ignore()
+}
+
 /// `url` with its password replaced by `***`, for logs and messages.
 #[must_use]
 pub fn redact(url: &str) -> String {
@@ -214,13 +225,7 @@ impl Link {
     pub fn issue(&mut self, run: &str, job: &crate::record::Job) -> Result<()> {
         let bytes = job.to_bytes();
         self.run(|con| {
-            redis::pipe()
-                .cmd("XADD")
-                .arg(keys::JOBS)
-                .arg("*")
-                .arg("job")
-                .arg(&bytes)
-                .ignore()
+            add_job(&mut redis::pipe(), &bytes)
                 .sadd(keys::issued(run), &job.id)
                 .ignore()
                 .query::<()>(con)

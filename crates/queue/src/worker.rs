@@ -11,7 +11,7 @@
 //! A first Ctrl-C (or SIGTERM) lets every thread finish its job and exit; a second hands the jobs
 //! back at once (they go on the queue again) and exits.
 
-use crate::link::{keys, Link};
+use crate::link::{add_job, keys, Link};
 use crate::record::{self, Build, Job, JobResult, Outcome, Task};
 use crate::selfplay::{self, EngineSlot, Playing};
 use anyhow::Result;
@@ -373,14 +373,7 @@ fn ack(link: &mut Link, entry: &str) -> Result<()> {
 fn hand_back(link: &mut Link, taken: &Taken) -> Result<()> {
     let bytes = taken.bytes.clone().unwrap_or_default();
     link.run(|con| {
-        redis::pipe()
-            .atomic()
-            .cmd("XADD")
-            .arg(keys::JOBS)
-            .arg("*")
-            .arg("job")
-            .arg(&bytes)
-            .ignore()
+        add_job(redis::pipe().atomic(), &bytes)
             .cmd("XACK")
             .arg(keys::JOBS)
             .arg(keys::GROUP)

@@ -5,6 +5,35 @@ use crate::mv::Move;
 use crate::position::{Colour, IllegalMove, Position};
 use crate::variant::Variant;
 
+/// The winner, if the position itself ends the game (the draw rules apart), the one rule the
+/// game and the search both apply:
+/// - in breakthrough, a king on the board ends the game and its side has won. Only the side that
+///   has just moved can have crowned; with kings of both sides (a set-up position) that side wins;
+/// - a side to move without a legal move has lost, or won in losing draughts.
+///
+/// `has_move` says whether the side to move has a legal move; it is asked only when the king rule
+/// has not ended the game, so a search that has not generated moves yet passes `|| true` to ask
+/// about the kings alone.
+#[inline]
+#[must_use]
+pub fn winner(pos: &Position, has_move: impl FnOnce() -> bool) -> Option<Colour> {
+    let (mover, last) = (pos.turn(), !pos.turn());
+    if pos.variant() == Variant::Breakthrough {
+        for side in [last, mover] {
+            if (pos.pieces(side) & pos.kings()).any() {
+                return Some(side);
+            }
+        }
+    }
+    if has_move() {
+        None
+    } else if pos.variant() == Variant::Losing {
+        Some(mover)
+    } else {
+        Some(last)
+    }
+}
+
 /// Why a game was drawn.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum DrawReason {
@@ -607,26 +636,14 @@ impl Game {
             .count()
     }
 
-    /// The result, if the game is over: a side without a legal move has lost (won, in losing
-    /// draughts); in breakthrough the first king wins; otherwise the draw rules not waived.
+    /// The result, if the game is over: the rules on the board ([`winner`]), then the draw rules
+    /// not waived.
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
         let pos = self.position();
         let variant = pos.variant();
-        if variant == Variant::Breakthrough {
-            for side in [Colour::White, Colour::Black] {
-                if (pos.pieces(side) & pos.kings()).any() {
-                    return Some(Outcome::Win(side));
-                }
-            }
-        }
-        if pos.legal_moves().is_empty() {
-            let loser = pos.turn();
-            return Some(Outcome::Win(if variant == Variant::Losing {
-                loser
-            } else {
-                !loser
-            }));
+        if let Some(side) = winner(pos, || !pos.legal_moves().is_empty()) {
+            return Some(Outcome::Win(side));
         }
         if !self.waived.repetition && self.repetitions() >= 3 {
             return Some(Outcome::Draw(DrawReason::Repetition));

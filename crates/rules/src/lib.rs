@@ -12,6 +12,7 @@
 
 pub mod bitboard;
 pub mod fen;
+pub mod file_header;
 pub mod game;
 pub mod geometry;
 pub mod hash;

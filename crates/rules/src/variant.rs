@@ -215,17 +215,6 @@ impl Variant {
             Variant::English => "english",
         }
     }
-
-    /// The side that moves first: White, except in English draughts where the dark side (Black,
-    /// on fields 1-12) starts.
-    #[must_use]
-    pub fn first_to_move(self) -> crate::Colour {
-        if self == Variant::English {
-            crate::Colour::Black
-        } else {
-            crate::Colour::White
-        }
-    }
 }
 
 impl fmt::Display for Variant {

@@ -320,3 +320,25 @@ fn no_legal_move_loses() {
     let g = Game::new(parse_fen("W:W46:B41,37", Variant::Losing).unwrap());
     assert_eq!(g.outcome(), Some(Outcome::Win(kroon_rules::Colour::White)));
 }
+
+#[test] // Breakthrough: the first king ends the game, won by its side, before any move is asked for
+fn a_king_ends_a_breakthrough_game() {
+    use kroon_rules::game::winner;
+    use kroon_rules::Colour::{Black, White};
+    let bt = |fen| parse_fen(fen, Variant::Breakthrough).unwrap();
+    // White has just crowned on 5; Black, to move, has moves but has lost.
+    let crowned = bt("B:WK5,31-35:B11-20");
+    assert_eq!(winner(&crowned, || true), Some(White));
+    assert_eq!(Game::new(crowned).outcome(), Some(Outcome::Win(White)));
+    // The same material in international draughts goes on.
+    let go_on = parse_fen("B:WK5,31-35:B11-20", Variant::International).unwrap();
+    assert_eq!(winner(&go_on, || true), None);
+    assert_eq!(Game::new(go_on).outcome(), None);
+    // Kings of both sides (only a set-up position has them): the side that has just moved wins.
+    assert_eq!(winner(&bt("W:WK5,31-35:BK46,11-20"), || true), Some(Black));
+    assert_eq!(winner(&bt("B:WK5,31-35:BK46,11-20"), || true), Some(White));
+    // No king: the moves decide, and they are asked for only then.
+    assert_eq!(winner(&bt("W:W31-35:B11-20"), || true), None);
+    assert_eq!(winner(&bt("W:W46:B41,37"), || false), Some(Black));
+    assert_eq!(winner(&bt("W:WK5:B41,37"), || panic!("asked")), Some(White));
+}

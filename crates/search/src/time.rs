@@ -214,8 +214,8 @@ impl TimeManager {
         self.hard.is_some_and(|h| self.elapsed() >= h)
     }
 
-    /// The elapsed time is checked at most this often (in nodes): rarely for node limits, which must
-    /// not depend on the clock.
+    /// Whether a time limit applies (a move time or a game clock): without one, only the depth,
+    /// the node count or a stop ends the search.
     #[must_use]
     pub fn has_clock(&self) -> bool {
         self.hard.is_some()

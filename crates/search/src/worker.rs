@@ -7,7 +7,7 @@ use crate::tables::{self, EndgameTables, TableProbe, TableValue};
 use crate::time::TimeManager;
 use crate::tt::{Bound, Entry, NO_EVAL};
 use crate::{Info, Line, MAX_DEPTH, MAX_PLY};
-use kroon_rules::game::quiet_limit;
+use kroon_rules::game::{self, quiet_limit};
 use kroon_rules::{counted_draw, DrawCounts, DrawReason, Waived};
 use kroon_rules::{has_capture, movegen, Colour, Move, MoveList, Position, Variant};
 use std::sync::atomic::Ordering;
@@ -538,12 +538,21 @@ impl<'a> Worker<'a> {
         e
     }
 
-    /// Score of a position whose side to move has no legal move, or that a variant ends.
+    /// Score of a position whose side to move has no legal move (lost, or won in losing draughts:
+    /// [`game::winner`]).
     #[inline]
-    fn no_moves_score(&self, ply: usize) -> i32 {
-        match self.variant {
-            Variant::Losing => WIN - ply as i32,
-            _ => -WIN + ply as i32,
+    fn no_moves_score(pos: &Position, ply: usize) -> i32 {
+        let winner = game::winner(pos, || false).unwrap_or(!pos.turn());
+        Self::decided_score(pos, winner, ply)
+    }
+
+    /// Score of a position the rules have ended, won by `winner`, for the side to move.
+    #[inline]
+    fn decided_score(pos: &Position, winner: Colour, ply: usize) -> i32 {
+        if winner == pos.turn() {
+            WIN - ply as i32
+        } else {
+            -WIN + ply as i32
         }
     }
 
@@ -552,8 +561,9 @@ impl<'a> Worker<'a> {
         self.seldepth = self.seldepth.max(ply as u32);
         self.poll()?;
         self.pv[ply].clear();
-        if self.variant == Variant::Breakthrough && (pos.kings() & pos.pieces(!pos.turn())).any() {
-            return Ok(-WIN + ply as i32);
+        // A king ends a breakthrough game; the moves are looked at further on.
+        if let Some(winner) = game::winner(pos, || true) {
+            return Ok(Self::decided_score(pos, winner, ply));
         }
         match self.draw_at(pos, ply) {
             None => {}
@@ -576,7 +586,7 @@ impl<'a> Worker<'a> {
         let forced = !list.is_empty();
         if !forced && !movegen::has_quiet_move(pos) {
             self.lists[ply] = list;
-            return Ok(self.no_moves_score(ply));
+            return Ok(Self::no_moves_score(pos, ply));
         }
         // A capture pending is no reason to skip the tables: they resolve it themselves.
         if ply > 0 && pos.all().count() <= self.table_pieces {
@@ -811,8 +821,9 @@ impl<'a> Worker<'a> {
         self.nodes += 1;
         self.poll()?;
         self.pv[ply].clear();
-        if self.variant == Variant::Breakthrough && (pos.kings() & pos.pieces(!pos.turn())).any() {
-            return Ok(-WIN + ply as i32);
+        // A king ends a breakthrough game; the moves are looked at further on.
+        if let Some(winner) = game::winner(pos, || true) {
+            return Ok(Self::decided_score(pos, winner, ply));
         }
         if ply >= MAX_PLY {
             return Ok(self.eval.evaluate(pos));
@@ -820,7 +831,7 @@ impl<'a> Worker<'a> {
         let mut list = std::mem::take(&mut self.lists[ply]);
         movegen::generate_captures(pos, &mut list);
         let r = if list.is_empty() && !movegen::has_quiet_move(pos) {
-            Ok(self.no_moves_score(ply))
+            Ok(Self::no_moves_score(pos, ply))
         } else {
             self.quiescence_moves(pos, &mut list, alpha, beta, ply)
         };

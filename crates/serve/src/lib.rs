@@ -169,26 +169,26 @@ fn json_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, String> {
     serde_json::from_slice(body).map_err(|e| format!("bad request: {e}"))
 }
 
-async fn game(body: axum::body::Bytes) -> Response {
-    let spec: view::GameSpec = match json_body(&body) {
-        Ok(s) => s,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e),
-    };
-    match spec.view() {
-        Ok(v) => Json(v).into_response(),
-        Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, format!("{e:#}")),
+/// The answer to a JSON body read as `S`: 400 when it is not one, else what `answer` makes of it,
+/// as JSON, or 422 with the reason it could not.
+fn json_answer<S, T>(body: &[u8], answer: impl FnOnce(S) -> anyhow::Result<T>) -> Response
+where
+    S: serde::de::DeserializeOwned,
+    T: serde::Serialize,
+{
+    match json_body(body).map(answer) {
+        Err(e) => error(StatusCode::BAD_REQUEST, e),
+        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Err(e)) => error(StatusCode::UNPROCESSABLE_ENTITY, format!("{e:#}")),
     }
 }
 
+async fn game(body: axum::body::Bytes) -> Response {
+    json_answer(&body, |spec: view::GameSpec| spec.view())
+}
+
 async fn chinese_game(body: axum::body::Bytes) -> Response {
-    let spec: chinese::ChineseSpec = match json_body(&body) {
-        Ok(s) => s,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e),
-    };
-    match spec.view() {
-        Ok(v) => Json(v).into_response(),
-        Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, format!("{e:#}")),
-    }
+    json_answer(&body, |spec: chinese::ChineseSpec| spec.view())
 }
 
 async fn chinese_engine(body: axum::body::Bytes) -> Response {

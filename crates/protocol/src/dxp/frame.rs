@@ -11,6 +11,7 @@
 use std::time::Duration;
 
 use thiserror::Error;
+#[cfg(feature = "sessions")]
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::codec::{Dxp, DxpError};
@@ -107,6 +108,7 @@ pub fn encode(msg: &Dxp) -> Vec<u8> {
 }
 
 /// Reads NUL-terminated frames from a byte stream.
+#[cfg(feature = "sessions")]
 #[derive(Debug)]
 pub struct FrameReader<R> {
     inner: R,
@@ -115,6 +117,7 @@ pub struct FrameReader<R> {
     dropped: usize,
 }
 
+#[cfg(feature = "sessions")]
 impl<R: AsyncRead + Unpin> FrameReader<R> {
     /// A reader with the standard limit, [`MAX_FRAME`].
     pub fn new(inner: R) -> Self {
@@ -213,6 +216,7 @@ pub fn show(frame: &[u8]) -> String {
 ///
 /// # Errors
 /// Socket errors, and [`FrameError::WriteTimeout`] when the peer does not read.
+#[cfg(feature = "sessions")]
 pub async fn write_message<W: AsyncWrite + Unpin>(
     writer: &mut W,
     msg: &Dxp,
@@ -228,8 +232,8 @@ pub async fn write_message<W: AsyncWrite + Unpin>(
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(all(test, feature = "sessions"))]
+mod stream_tests {
     use super::*;
     use tokio::io::AsyncWriteExt;
 
@@ -295,6 +299,22 @@ mod tests {
         assert_eq!(r.dropped(), 3);
     }
 
+    #[tokio::test]
+    async fn writes_nul_terminated() {
+        let (mut a, mut b) = tokio::io::duplex(64);
+        write_message(&mut a, &Dxp::Chat("hi".into()))
+            .await
+            .unwrap();
+        let mut buf = [0u8; 4];
+        b.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"Chi\0");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
     #[test]
     fn decode_rejects_non_ascii_and_garbage() {
         assert_eq!(decode(b"C\xff\xfe"), Err(DxpError::NonAscii));
@@ -305,16 +325,5 @@ mod tests {
             Ok(Dxp::BackAcc(super::super::BackAcc::Accepted))
         );
         assert_eq!(show(b"C\xff\x01a"), "C\\xff\\x01a");
-    }
-
-    #[tokio::test]
-    async fn writes_nul_terminated() {
-        let (mut a, mut b) = tokio::io::duplex(64);
-        write_message(&mut a, &Dxp::Chat("hi".into()))
-            .await
-            .unwrap();
-        let mut buf = [0u8; 4];
-        b.read_exact(&mut buf).await.unwrap();
-        assert_eq!(&buf, b"Chi\0");
     }
 }

@@ -1,6 +1,7 @@
 //! Session tests: a scripted peer on the other end of an in-memory duplex stream.
 
 use super::*;
+use crate::dxp::codec::DxpColour;
 use crate::dxp::frame::FrameReader;
 use kroon_rules::{parse_fen, parse_move};
 use std::future::Future;

@@ -3,10 +3,12 @@
 pub mod codec;
 pub mod line;
 pub mod numbering;
+#[cfg(feature = "sessions")]
 pub mod session;
 
 pub use codec::{
     parse, parse_reply, tokenize, Arg, GoMode, HubCommand, HubError, HubReply, Info, Level,
     LevelKeys, ParamKind, Tokens,
 };
+#[cfg(feature = "sessions")]
 pub use session::{Flow, Identity, Session, Settings, Sink, TableOpener, WriterSink};

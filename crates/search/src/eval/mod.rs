@@ -159,6 +159,16 @@ mod tests {
     }
 
     #[test]
+    fn embedded_weights_write_back_byte_for_byte() {
+        // The shared header code (kroon_rules::file_header) reads and writes the files made
+        // before it existed, unchanged.
+        for bytes in EMBEDDED {
+            let w = Weights::from_bytes(bytes).unwrap();
+            assert!(w.to_bytes() == *bytes, "{} weights differ", w.variant());
+        }
+    }
+
+    #[test]
     fn eval_kinds_parse_by_name() {
         assert_eq!("learned".parse::<EvalKind>().unwrap(), EvalKind::Learned);
         assert_eq!(" Hand ".parse::<EvalKind>().unwrap(), EvalKind::Hand);

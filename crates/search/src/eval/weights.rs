@@ -20,7 +20,7 @@
 
 use super::pattern::{FeatureSink, Layout};
 use crate::score::WIN_BOUND;
-use kroon_rules::hash::fnv1a;
+use kroon_rules::file_header::{self, CHECKSUM_LEN};
 use kroon_rules::{Colour, Position, Variant};
 
 /// Weight units per centi-man: weights are stored as `i16` in 1/32 of a centi-man.
@@ -204,14 +204,10 @@ impl Weights {
     /// The file image of these weights.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER + 4 * self.values.len() + 8);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
+        let mut out = Vec::with_capacity(HEADER + 4 * self.values.len() + CHECKSUM_LEN);
+        file_header::write_start(&mut out, MAGIC, VERSION);
         out.extend_from_slice(&(SCALE as u16).to_le_bytes());
-        let mut name = [0u8; 12];
-        let hub = self.variant.hub_name().as_bytes();
-        name[..hub.len()].copy_from_slice(hub);
-        out.extend_from_slice(&name);
+        file_header::write_variant_name(&mut out, self.variant);
         out.extend_from_slice(&self.layout.fingerprint().to_le_bytes());
         out.extend_from_slice(&(self.values.len() as u32).to_le_bytes());
         out.extend_from_slice(&0u32.to_le_bytes());
@@ -219,8 +215,7 @@ impl Weights {
             out.extend_from_slice(&mg.to_le_bytes());
             out.extend_from_slice(&eg.to_le_bytes());
         }
-        let sum = fnv1a(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
+        file_header::seal(&mut out);
         out
     }
 
@@ -231,53 +226,26 @@ impl Weights {
     // The reader of outside input: bad bytes come back as errors, so no panicking shortcuts.
     #[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
     pub fn from_bytes(bytes: &[u8]) -> Result<Weights, WeightsError> {
-        let field = |at: usize, len: usize| bytes.get(at..at + len);
-        let u16_at = |at| {
-            field(at, 2)
-                .and_then(|b| b.try_into().ok())
-                .map(u16::from_le_bytes)
-        };
-        let u32_at = |at| {
-            field(at, 4)
-                .and_then(|b| b.try_into().ok())
-                .map(u32::from_le_bytes)
-        };
-        if field(0, 8) != Some(MAGIC.as_slice()) {
-            return Err(WeightsError::NotWeights);
-        }
+        use file_header::{read_u16, read_u32, read_u64, HeaderError};
         let too_short = WeightsError::Size {
             expected: HEADER,
             found: bytes.len(),
         };
-        let version = u16_at(8).ok_or(too_short.clone())?;
-        if version != VERSION {
-            return Err(WeightsError::Version(version));
-        }
-        let scale = u16_at(10).ok_or(too_short.clone())?;
+        file_header::check_start(bytes, MAGIC, VERSION).map_err(|e| match e {
+            HeaderError::Magic => WeightsError::NotWeights,
+            HeaderError::Version(v) => WeightsError::Version(v),
+            _ => too_short.clone(),
+        })?;
+        let scale = read_u16(bytes, 10).ok_or(too_short.clone())?;
         if i32::from(scale) != SCALE {
             return Err(WeightsError::Scale(scale));
         }
-        let name = field(12, 12).ok_or(too_short.clone())?;
-        let name: String = name
-            .iter()
-            .take_while(|&&b| b != 0)
-            .map(|&b| char::from(b))
-            .collect();
-        let variant: Variant = name
-            .parse()
-            .map_err(|_| WeightsError::Variant(name.clone()))?;
-        // The name as `to_bytes` writes it: the Hub name, then zeros.
-        let written = variant.hub_name().as_bytes();
-        let stored = field(12, 12).unwrap_or_default();
-        if stored.get(..written.len()) != Some(written)
-            || stored.iter().skip(written.len()).any(|&b| b != 0)
-        {
-            return Err(WeightsError::Variant(name));
-        }
+        let variant = file_header::read_variant_name(bytes, 12).map_err(|e| match e {
+            HeaderError::VariantName(name) => WeightsError::Variant(name),
+            _ => too_short.clone(),
+        })?;
         let layout = Layout::of(variant);
-        let fingerprint = field(24, 8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
-            .ok_or(too_short.clone())?;
+        let fingerprint = read_u64(bytes, 24).ok_or(too_short.clone())?;
         if fingerprint != layout.fingerprint() {
             return Err(WeightsError::Layout {
                 variant,
@@ -285,8 +253,8 @@ impl Weights {
                 found: fingerprint,
             });
         }
-        let count = u32_at(32).ok_or(too_short.clone())? as usize;
-        let reserved = u32_at(36).ok_or(too_short)?;
+        let count = read_u32(bytes, 32).ok_or(too_short.clone())? as usize;
+        let reserved = read_u32(bytes, 36).ok_or(too_short)?;
         if count != layout.features() {
             return Err(WeightsError::Count {
                 expected: layout.features(),
@@ -296,17 +264,14 @@ impl Weights {
         if reserved != 0 {
             return Err(WeightsError::Reserved);
         }
-        let expected = HEADER + 4 * count + 8;
+        let expected = HEADER + 4 * count + CHECKSUM_LEN;
         if bytes.len() != expected {
             return Err(WeightsError::Size {
                 expected,
                 found: bytes.len(),
             });
         }
-        let (body, sum) = bytes.split_at(expected - 8);
-        if fnv1a(body) != u64::from_le_bytes(sum.try_into().unwrap_or([0; 8])) {
-            return Err(WeightsError::Checksum);
-        }
+        let body = file_header::unseal(bytes).map_err(|_| WeightsError::Checksum)?;
         let values = body
             .get(HEADER..)
             .unwrap_or_default()
@@ -356,6 +321,7 @@ pub fn drawish_divisor(pos: &Position, white: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kroon_rules::hash::fnv1a;
     use kroon_rules::parse_fen;
 
     /// Weights with a value for men and kings and small seeded values everywhere else.
