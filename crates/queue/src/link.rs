@@ -148,42 +148,27 @@ impl Link {
         let mut backoff = Duration::from_millis(100);
         let mut warned = false;
         loop {
-            if self.con.is_none() {
-                match self.connect() {
-                    Ok(con) => {
-                        if warned {
-                            tracing::warn!("queue {}: connected again", self.shown);
-                        }
-                        self.con = Some(con);
-                    }
-                    Err(e) if transient(&e) => {
-                        if !warned {
-                            tracing::warn!(
-                                "queue {}: cannot connect ({e}); retrying with back-off",
-                                self.shown
-                            );
-                            warned = true;
-                        }
-                        self.wait(&mut backoff)?;
-                        continue;
-                    }
-                    Err(e) => {
-                        return Err(anyhow::anyhow!("queue {}: {e}", self.shown));
+            // `Ok(None)`: connected, the command is next.
+            let (step, what, then) = if let Some(con) = self.con.as_mut() {
+                (f(con).map(Some), "connection lost", "reconnecting")
+            } else {
+                let step = self.connect().map(|con| {
+                    self.con = Some(con);
+                    None
+                });
+                (step, "cannot connect", "retrying")
+            };
+            match step {
+                Ok(Some(v)) => return Ok(v),
+                Ok(None) => {
+                    if warned {
+                        tracing::warn!("queue {}: connected again", self.shown);
                     }
                 }
-            }
-            let Some(con) = self.con.as_mut() else {
-                continue;
-            };
-            match f(con) {
-                Ok(v) => return Ok(v),
                 Err(e) if transient(&e) => {
                     self.con = None;
                     if !warned {
-                        tracing::warn!(
-                            "queue {}: connection lost ({e}); reconnecting with back-off",
-                            self.shown
-                        );
+                        tracing::warn!("queue {}: {what} ({e}); {then} with back-off", self.shown);
                         warned = true;
                     }
                     self.wait(&mut backoff)?;
