@@ -251,6 +251,11 @@ const MAIN_ROAD: [u32; 8] = [4, 8, 11, 15, 18, 22, 25, 29];
 /// The endgame rule a position falls under, if any.
 #[must_use]
 pub fn endgame_rule(pos: &Position) -> Option<EndgameRule> {
+    // Every rule needs a king and at most seven pieces (Russian balance); the search asks at every
+    // node, and most nodes answer here.
+    if pos.kings().is_empty() || pos.all().count() > 7 {
+        return None;
+    }
     match pos.variant() {
         Variant::English => None,
         Variant::Frisian => frisian_rule(pos),
