@@ -624,12 +624,17 @@ fn engine_line(name: &str, hash: u32) -> String {
     )
 }
 
-/// A match's outputs: standard output, the PDN, the results file.
+/// A match's outputs: standard output, the PDN, the results file. Queued, the engines are given
+/// by name alone: the workers' engines files say how to start them.
 fn run_match(dir: &Path, queue: Option<&str>) -> Child {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kroon"));
     cmd.arg("match");
     for (name, hash) in [("A", 1), ("B", 2)] {
-        cmd.arg("--engine").args(engine_words(name, hash));
+        cmd.arg("--engine");
+        match queue {
+            Some(_) => cmd.arg(format!("name={name}")),
+            None => cmd.args(engine_words(name, hash)),
+        };
     }
     cmd.args(MATCH)
         .arg("--pdn")
