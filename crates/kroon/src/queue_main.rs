@@ -13,7 +13,8 @@ use std::time::Duration;
 /// `kroon worker`.
 #[derive(Args, Debug)]
 pub struct WorkerArgs {
-    /// The queue: redis://[user:pass@]HOST:PORT/[DB] (rediss:// for TLS).
+    /// The queue: redis://[user:pass@]HOST:PORT/[DB] (rediss:// for TLS; a client certificate
+    /// with ?ssl_certfile=PEM&ssl_keyfile=PEM, authorities with ssl_ca_certs=PEM).
     #[arg(long, value_name = "URL")]
     queue: String,
     /// Jobs run at once (each on one search thread).
