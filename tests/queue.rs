@@ -756,7 +756,7 @@ fn table_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-fn egdb_build(slices: &str, dir: &Path, queue: Option<&str>) -> Child {
+fn egdb_build(slices: &str, dir: &Path, queue: Option<&str>, shared: bool) -> Child {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kroon"));
     cmd.args([
         "egdb",
@@ -771,6 +771,9 @@ fn egdb_build(slices: &str, dir: &Path, queue: Option<&str>) -> Child {
     if let Some(url) = queue {
         cmd.args(["--queue", url]);
     }
+    if shared {
+        cmd.arg("--shared");
+    }
     cmd.stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -778,20 +781,31 @@ fn egdb_build(slices: &str, dir: &Path, queue: Option<&str>) -> Child {
 }
 
 /// Builds `slices` and the `count` slices in all they need here, then on the queue with two
-/// workers: the same files, byte for byte.
-fn a_table_build_on_two_workers(name: &str, slices: &str, count: usize) {
+/// workers: the same files, byte for byte. `shared`: the slices travel through the producer's
+/// directory, which the workers share, and only their names and checksums through the queue.
+fn a_table_build_on_two_workers(name: &str, slices: &str, count: usize, shared: bool) {
     let Some(bin) = server() else { return };
     let d = temp_dir(name);
     let redis = Redis::start(bin, &d);
     let (here, there) = (d.join("local"), d.join("queue"));
-    finish(egdb_build(slices, &here, None));
+    finish(egdb_build(slices, &here, None, false));
     let expected = table_files(&here);
     let names: Vec<&String> = expected.iter().map(|f| &f.0).collect();
     assert_eq!(expected.len(), count, "{names:?}");
 
-    let producer = egdb_build(slices, &there, Some(&redis.url()));
+    let producer = egdb_build(slices, &there, Some(&redis.url()), shared);
+    let there_text = there.to_str().unwrap();
+    let shared_dir: &[&str] = if shared {
+        // A worker without the shared directory refuses the job; it goes out again.
+        let lacking = Worker::start_with(&redis.url(), "lacking", &["--max-jobs", "1"]);
+        let line = lacking.wait_for("refused");
+        assert!(line.contains("this worker has none"), "{line}");
+        &["--shared-dir", there_text]
+    } else {
+        &[]
+    };
     let workers: Vec<Worker> = (0..2)
-        .map(|i| Worker::start(&redis.url(), &format!("t{i}")))
+        .map(|i| Worker::start_with(&redis.url(), &format!("t{i}"), shared_dir))
         .collect();
     let said = finish(producer);
     assert!(
@@ -804,8 +818,45 @@ fn a_table_build_on_two_workers(name: &str, slices: &str, count: usize) {
         built == expected,
         "the queued files differ from the local ones"
     );
+    if shared {
+        // Every slice came through the directory: each result brought a line for each file of
+        // its pair (a name, a length and a checksum), never a file. (A job run twice, taken
+        // over from a worker that seemed silent, names its slices again.)
+        let mut con = redis::Client::open(redis.url())
+            .unwrap()
+            .get_connection()
+            .unwrap();
+        let runs: Vec<String> = redis::cmd("KEYS")
+            .arg("kroon:run:egdb-*:results")
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        let results: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+            .arg(&runs[0])
+            .arg("-")
+            .arg("+")
+            .query(&mut con)
+            .unwrap();
+        let mut came = std::collections::BTreeSet::new();
+        for e in &results.ids {
+            let result: String = e.get("result").unwrap_or_default();
+            if result.contains(r#""status":"failed""#) {
+                continue;
+            }
+            let data: String = e.get("data").unwrap_or_default();
+            assert!(data.len() < 300, "{}: {data}", e.id);
+            for line in data.lines() {
+                assert!(line.contains(".kdb "), "{}: {line}", e.id);
+                came.insert(format!(
+                    "{}.kdb",
+                    line.split('.').next().unwrap_or_default()
+                ));
+            }
+        }
+        assert_eq!(came.iter().collect::<Vec<_>>(), names);
+    }
     // Again: every slice is found, none is issued.
-    let said = finish(egdb_build(slices, &there, Some(&redis.url())));
+    let said = finish(egdb_build(slices, &there, Some(&redis.url()), shared));
     assert!(said.contains("built 0 slices on the queue"), "{said}");
     drop(workers);
     drop(redis);
@@ -815,7 +866,12 @@ fn a_table_build_on_two_workers(name: &str, slices: &str, count: usize) {
 #[test]
 fn a_table_build_on_two_workers_writes_the_local_files() {
     // 2M-1M and the 15 slices of up to 3 pieces it converts into.
-    a_table_build_on_two_workers("egdb", "2M-1M", 16);
+    a_table_build_on_two_workers("egdb", "2M-1M", 16, false);
+}
+
+#[test]
+fn a_table_build_through_a_shared_directory_writes_the_local_files() {
+    a_table_build_on_two_workers("egdb-shared", "2M-1M", 16, true);
 }
 
 /// The same with 4 pieces: 2M-2M and the 24 slices it converts into, 52 to 65 s (42 to 59 s of
@@ -823,7 +879,7 @@ fn a_table_build_on_two_workers_writes_the_local_files() {
 #[test]
 #[ignore = "about a minute of CPU: scripts/queue-egdb4.sh"]
 fn a_four_piece_table_build_on_two_workers_writes_the_local_files() {
-    a_table_build_on_two_workers("egdb4", "2M-2M", 25);
+    a_table_build_on_two_workers("egdb4", "2M-2M", 25, false);
 }
 
 /// A throwaway certificate for 127.0.0.1 and its key in `dir` (`NAME.pem`, `NAME.key`), signed

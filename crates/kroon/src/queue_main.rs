@@ -41,6 +41,11 @@ pub struct WorkerArgs {
     /// answered with an error. Without it, the worker refuses match jobs.
     #[arg(long, value_name = "FILE")]
     engines: Option<std::path::PathBuf>,
+    /// The directory of endgame tables every machine mounts (NFS), here: table jobs of `kroon
+    /// egdb build --queue URL --shared` read the slices they need there and write theirs to its
+    /// incoming/ folder. Without it, the worker refuses such jobs.
+    #[arg(long, value_name = "DIR")]
+    shared_dir: Option<std::path::PathBuf>,
 }
 
 fn default_name() -> String {
@@ -97,6 +102,7 @@ pub fn worker(args: WorkerArgs, config: &Config) -> Result<()> {
             .as_deref()
             .map(kroon_match::remote::EngineBook::load)
             .transpose()?,
+        shared_dir: args.shared_dir,
     };
     say!(
         "worker {name} on {}: {} threads, bench {bench}",
@@ -164,6 +170,7 @@ pub fn egdb_queue(
     plan: &kroon_egdb::build::Plan,
     dir: &std::path::Path,
     distances: u32,
+    shared: bool,
 ) -> Result<()> {
     let lock = crate::egdb_main::lock_dir(dir)?;
     let build = build("tables".to_owned());
@@ -171,10 +178,15 @@ pub fn egdb_queue(
     on_signals(&stop)?;
     let mut link = open(url)?;
     say!(
-        "queue {}: {} slices to build in {}",
+        "queue {}: {} slices to build in {}{}",
         link.shown(),
         plan.slices().len(),
-        dir.display()
+        dir.display(),
+        if shared {
+            ", a directory the workers share"
+        } else {
+            ""
+        }
     )?;
     let start = std::time::Instant::now();
     let summary = kroon_queue::egdb::produce(
@@ -182,6 +194,7 @@ pub fn egdb_queue(
         plan,
         dir,
         distances,
+        shared,
         &build,
         stop.finishing(),
         |m, _| {
