@@ -14,6 +14,9 @@
 #       scripts/openings/ab-openings.txt (1280 distinct games).
 #   -a  a Hub option for A only, as `option.NAME=VALUE` (repeatable). Both play without the
 #       opening book unless -a option.book=true turns it on for A.
+#   -b  a search tuning value for B only, as `NAME=VALUE` (repeatable; the names are the fields of
+#       crates/search/src/tuning.rs), passed through KROON_TUNE: with PATCH `none`, a tuning test
+#       needs no patch, e.g. -b futility_margin=100 none.
 #   anything after -- goes to `kroon match` and overrides the defaults below, e.g.
 #   -- --sprt "elo0=-10 elo1=10", or -- --adjudicate-score 99 to play won endings out.
 # Games are adjudicated (both engines agree on +-3 men for 6 plies, or on a draw for 20 plies after
@@ -26,18 +29,20 @@ movetime=0.05
 concurrency=2
 nodes=
 a_options=()
-while getopts "n:t:N:c:a:h" opt; do
+b_tune=()
+while getopts "n:t:N:c:a:b:h" opt; do
     case $opt in
         n) games=$OPTARG ;;
         t) movetime=$OPTARG ;;
         N) nodes=$OPTARG ;;
         c) concurrency=$OPTARG ;;
         a) a_options+=("$OPTARG") ;;
-        *) sed -n '2,19p' "$0"; exit 2 ;;
+        b) b_tune+=("$OPTARG") ;;
+        *) sed -n '2,22p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[[ $# -ge 1 ]] || { sed -n '2,19p' "$0"; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,22p' "$0"; exit 2; }
 if [[ $1 == none ]]; then
     patch=none
     name=B
@@ -69,6 +74,12 @@ if [[ $patch != none ]] && cmp -s "$work/bin/kroon-a" "$work/bin/kroon-b"; then
     exit 1
 fi
 
+b_env=
+if [[ ${#b_tune[@]} -gt 0 ]]; then
+    tune=$(IFS=,; echo "${b_tune[*]}")
+    b_env="env KROON_TUNE=$tune "
+    [[ $name == B ]] && name=$(echo "$tune" | tr '=,' '-_')
+fi
 if [[ -n $nodes ]]; then
     limit=(--nodes "$nodes" --openings "$root/scripts/openings/ab-openings.txt")
 else
@@ -77,7 +88,7 @@ fi
 mkdir -p target
 "$work/bin/kroon-a" match \
     --engine name=Kroon cmd="$work/bin/kroon-a hub" option.threads=1 option.hash=64 option.book=false "${a_options[@]}" \
-    --engine name="$name" cmd="$work/bin/kroon-b hub" option.threads=1 option.hash=64 option.book=false \
+    --engine name="$name" cmd="$b_env$work/bin/kroon-b hub" option.threads=1 option.hash=64 option.book=false \
     --games "$games" "${limit[@]}" --concurrency "$concurrency" \
     --adjudicate-score 3 --adjudicate-draw 0.1 \
     --pdn "target/ab-$name.pdn" --results-json "target/ab-$name.json" "$@"

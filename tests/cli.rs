@@ -1,7 +1,7 @@
 //! The command line, run as a user would: perft, moves, show, and errors on bad input.
 
 mod support;
-use support::{kroon, stdout, value};
+use support::{kroon, stdout, text, value};
 
 use std::process::Output;
 
@@ -118,6 +118,34 @@ fn bench_takes_a_variant() {
     assert!(nodes(&s).is_some(), "{s}");
     let again = stdout(&kroon(&["bench", "--variant", "russian", "--depth", "4"]));
     assert_eq!(nodes(&s), nodes(&again));
+}
+
+/// `KROON_TUNE` sets the search's tuning values for A/B tests: the defaults spelt out search the
+/// same tree, another value a different one, and a misspelt name stops the program.
+#[test]
+fn tuning_values_come_from_kroon_tune() {
+    let bench = |tune: Option<&str>| {
+        let mut cmd = std::process::Command::new(support::KROON);
+        cmd.args(["bench", "--depth", "9"]);
+        match tune {
+            Some(t) => cmd.env("KROON_TUNE", t),
+            None => cmd.env_remove("KROON_TUNE"),
+        };
+        cmd.output().expect("run kroon")
+    };
+    let nodes = |o: &Output| value(&stdout(o), "nodes").map(str::to_owned);
+    let plain = nodes(&bench(None));
+    assert!(plain.is_some());
+    let defaults = bench(Some(
+        "futility_margin=120,probe_cut_depth_percent=40 aspiration_delta=25",
+    ));
+    assert_eq!(nodes(&defaults), plain);
+    let other = bench(Some("futility_margin=60,reduction_first_move=2"));
+    assert!(other.status.success());
+    assert_ne!(nodes(&other), plain, "another margin searches another tree");
+    let typo = bench(Some("futility_margn=60"));
+    assert!(!typo.status.success());
+    assert!(text(&typo).contains("futility_margin"), "{}", text(&typo));
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! `kroon selfplay` and `kroon train`: flags and wiring around `kroon_learn`.
+//! `kroon selfplay`, `kroon train` and `kroon match --generate-openings`: flags and wiring around
+//! `kroon_learn`.
 
 use crate::evaluation;
 use anyhow::{Context, Result};
@@ -6,6 +7,7 @@ use clap::Args;
 use kroon::config::Config;
 use kroon_learn::{selfplay, train};
 use kroon_search::eval::pattern;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -247,5 +249,19 @@ pub fn train(args: TrainArgs) -> Result<()> {
         2 * layout.features(),
         report.variant
     )?;
+    Ok(())
+}
+
+/// `kroon match --generate-openings`: the openings on standard output, one PDN line each, and
+/// each one kept on standard error as it comes.
+pub fn generate_openings(g: kroon_match::OpeningsToGenerate) -> Result<()> {
+    let lines =
+        kroon_learn::openings::generate(g.count, g.depth, g.max_score, g.seed, &|n, line| {
+            eprintln!("{n:4} {line}")
+        });
+    let mut out = std::io::stdout().lock();
+    for line in lines {
+        writeln!(out, "{line}")?;
+    }
     Ok(())
 }

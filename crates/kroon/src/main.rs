@@ -420,7 +420,10 @@ fn run() -> Result<()> {
         Command::Match(args) if args.queue().is_some() => {
             queue_main::match_queue(args, &config.engine.variant)?;
         }
-        Command::Match(args) => kroon_match::run(args, &config.engine.variant)?,
+        Command::Match(args) => match args.openings_to_generate() {
+            Some(g) => learn_main::generate_openings(g)?,
+            None => kroon_match::run(args, &config.engine.variant)?,
+        },
         Command::Dxp(args) => dxp_main::run(args, &config)?,
         Command::Chinese { command } => chinese::run(command)?,
         Command::Egdb(args) => egdb_main::run(args, &config)?,

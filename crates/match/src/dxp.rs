@@ -8,7 +8,7 @@
 //! limit) and the conversions between positions, moves and their DXP forms are those of
 //! `kroon_protocol::dxp`, which Kroon's own DXP server uses.
 
-use super::player::{EndForEngine, FailKind, Failure, Player, Reply, Transcript, Turn};
+use super::player::{EndForEngine, FailKind, Failure, Health, Player, Reply, Transcript, Turn};
 use super::spec::TimeControl;
 use kroon_protocol::dxp::convert::{dxp_colour, dxp_move_text, to_dxp_move, to_dxp_position};
 use kroon_protocol::dxp::frame::{self, FrameError, Frames};
@@ -83,12 +83,11 @@ impl Conn {
 pub struct DxpEngine {
     addr: String,
     conn: Option<Conn>,
-    log: Transcript,
+    health: Health,
     /// When the engine's current turn began: the game accept, or the relayed opponent move.
     turn_start: Instant,
     /// The engine has sent `E` for the current game.
     ended_by_engine: bool,
-    broken: bool,
 }
 
 impl DxpEngine {
@@ -98,18 +97,14 @@ impl DxpEngine {
         DxpEngine {
             addr: addr.to_owned(),
             conn: None,
-            log: Transcript::default(),
+            health: Health::default(),
             turn_start: Instant::now(),
             ended_by_engine: false,
-            broken: false,
         }
     }
 
     fn fail(&mut self, kind: FailKind, message: impl Into<String>) -> Failure {
-        if kind.needs_restart() {
-            self.broken = true;
-        }
-        Failure::new(kind, message, &self.log)
+        self.health.fail(kind, message)
     }
 
     fn connect(&mut self) -> Result<(), Failure> {
@@ -125,7 +120,7 @@ impl DxpEngine {
             match TcpStream::connect_timeout(&a, HANDSHAKE) {
                 Ok(stream) => {
                     let _ = stream.set_nodelay(true);
-                    self.log.push(format!("# connected to {a}"));
+                    self.health.log.push(format!("# connected to {a}"));
                     self.conn = Some(Conn {
                         stream,
                         frames: Frames::new(frame::MAX_FRAME),
@@ -145,7 +140,7 @@ impl DxpEngine {
 
     fn send(&mut self, msg: &Dxp) -> Result<(), Failure> {
         let sent = match self.conn.as_mut() {
-            Some(conn) => conn.send(msg, &self.log),
+            Some(conn) => conn.send(msg, &self.health.log),
             None => Err(std::io::Error::from(ErrorKind::NotConnected)),
         };
         sent.map_err(|e| self.fail(FailKind::Crash, format!("cannot send to the engine: {e}")))
@@ -153,7 +148,7 @@ impl DxpEngine {
 
     fn recv(&mut self, deadline: Instant) -> Recv {
         match self.conn.as_mut() {
-            Some(conn) => conn.recv(deadline, &self.log),
+            Some(conn) => conn.recv(deadline, &self.health.log),
             None => Recv::Closed("not connected".into()),
         }
     }
@@ -175,9 +170,9 @@ impl Player for DxpEngine {
         colour: Colour,
         tc: &TimeControl,
     ) -> Result<(), Failure> {
-        if self.broken {
+        if self.health.broken {
             self.conn = None;
-            self.broken = false;
+            self.health.broken = false;
         }
         if self.conn.is_none() {
             self.connect()?;
@@ -287,7 +282,7 @@ impl Player for DxpEngine {
     }
 
     fn game_over(&mut self, end: EndForEngine) {
-        if self.broken || self.conn.is_none() {
+        if self.health.broken || self.conn.is_none() {
             return;
         }
         // The manager speaks as the engine's opponent.
@@ -325,16 +320,12 @@ impl Player for DxpEngine {
         }
     }
 
-    fn mark_broken(&mut self) {
-        self.broken = true;
+    fn health(&self) -> &Health {
+        &self.health
     }
 
-    fn is_broken(&self) -> bool {
-        self.broken
-    }
-
-    fn transcript(&self) -> Vec<String> {
-        self.log.lines()
+    fn health_mut(&mut self) -> &mut Health {
+        &mut self.health
     }
 }
 

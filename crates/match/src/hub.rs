@@ -5,7 +5,7 @@
 //! the manager, and every wait has a deadline. What they keep is bounded: lines are cut at
 //! [`MAX_LINE`] bytes and at most [`LINES_AHEAD`] wait to be read.
 
-use super::player::{EndForEngine, FailKind, Failure, Player, Reply, Transcript, Turn};
+use super::player::{EndForEngine, FailKind, Failure, Health, Player, Reply, Transcript, Turn};
 use super::spec::TimeControl;
 use kroon_protocol::hub::line::read_line;
 use kroon_protocol::hub::{numbering, parse_reply, GoMode, HubCommand, HubError, HubReply};
@@ -53,8 +53,7 @@ pub struct HubEngine {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<Line>,
-    log: Transcript,
-    broken: bool,
+    health: Health,
     /// The engine's own `level` line (see [`HubLaunch::level`]), parsed.
     level: Option<HubCommand>,
 }
@@ -118,8 +117,7 @@ impl HubEngine {
             stdin: child.stdin.take(),
             child,
             lines,
-            log,
-            broken: false,
+            health: Health { log, broken: false },
             // Checked when the spec was read.
             level: launch
                 .level
@@ -129,7 +127,7 @@ impl HubEngine {
         match engine.handshake(launch) {
             Ok(()) => Ok(engine),
             Err(f) => {
-                engine.broken = true;
+                engine.health.broken = true;
                 Err(f)
             }
         }
@@ -169,15 +167,12 @@ impl HubEngine {
     }
 
     fn fail(&mut self, kind: FailKind, message: impl Into<String>) -> Failure {
-        if kind.needs_restart() {
-            self.broken = true;
-        }
-        Failure::new(kind, message, &self.log)
+        self.health.fail(kind, message)
     }
 
     fn send(&mut self, cmd: &HubCommand) -> Result<(), Failure> {
         let line = cmd.to_string();
-        self.log.push(format!("> {line}"));
+        self.health.log.push(format!("> {line}"));
         let written = match self.stdin.as_mut() {
             Some(stdin) => writeln!(stdin, "{line}").and_then(|()| stdin.flush()),
             None => Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
@@ -233,15 +228,15 @@ impl HubEngine {
 
     /// Ends the process: `quit`, a moment to obey, then a kill.
     fn shut_down(&mut self) {
-        if !self.broken {
-            self.log.push("> quit".into());
+        if !self.health.broken {
+            self.health.log.push("> quit".into());
             if let Some(stdin) = self.stdin.as_mut() {
                 let _ = writeln!(stdin, "quit").and_then(|()| stdin.flush());
             }
         }
         self.stdin = None;
         let until = Instant::now()
-            + if self.broken {
+            + if self.health.broken {
                 Duration::ZERO
             } else {
                 Duration::from_millis(500)
@@ -368,15 +363,11 @@ impl Player for HubEngine {
 
     fn game_over(&mut self, _: EndForEngine) {}
 
-    fn mark_broken(&mut self) {
-        self.broken = true;
+    fn health(&self) -> &Health {
+        &self.health
     }
 
-    fn is_broken(&self) -> bool {
-        self.broken
-    }
-
-    fn transcript(&self) -> Vec<String> {
-        self.log.lines()
+    fn health_mut(&mut self) -> &mut Health {
+        &mut self.health
     }
 }

@@ -42,7 +42,6 @@ mod stats;
 use anyhow::{bail, Result};
 use kroon_rules::Variant;
 use std::ffi::OsString;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -112,6 +111,21 @@ impl MatchArgs {
     pub fn queue(&self) -> Option<&str> {
         self.opts.queue.as_deref()
     }
+
+    /// What `--generate-openings` asks for, if it was given. Making openings needs a search, which
+    /// this crate does not have, so the caller makes them (`kroon match` with
+    /// `kroon_learn::openings::generate`); [`Match::new`] refuses these options.
+    #[must_use]
+    pub fn openings_to_generate(&self) -> Option<OpeningsToGenerate> {
+        let opts = &self.opts;
+        opts.generate_openings.map(|count| OpeningsToGenerate {
+            count,
+            depth: opts.generate_depth,
+            max_score: opts.generate_max_score,
+            seed: opts.seed,
+        })
+    }
+
     /// Reads the options from the words that follow `kroon match` on its command line.
     ///
     /// # Errors
@@ -127,6 +141,20 @@ impl MatchArgs {
             std::iter::once(OsString::from("match")).chain(words.into_iter().map(Into::into));
         MatchArgs::from_arg_matches(&cmd.try_get_matches_from(words)?)
     }
+}
+
+/// The developer tool `--generate-openings`: make `count` balanced openings, each scored by a
+/// `depth` search within `max_score` men of equal, from `seed`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OpeningsToGenerate {
+    /// How many openings.
+    pub count: usize,
+    /// The search depth that scores them (`--generate-depth`).
+    pub depth: u32,
+    /// Largest |score| in men kept (`--generate-max-score`).
+    pub max_score: f64,
+    /// The random games' seed (`--seed`).
+    pub seed: u64,
 }
 
 /// Every match option but `--engine`.
@@ -250,28 +278,14 @@ pub(crate) struct Plan {
     pub event: String,
 }
 
-/// Plays the match the options describe (or, with `--generate-openings`, prints openings), with
-/// `default_variant` (a Hub variant name, from the settings) when `--variant` is not given.
+/// Plays the match the options describe, with `default_variant` (a Hub variant name, from the
+/// settings) when `--variant` is not given. `--generate-openings` is the caller's to answer (see
+/// [`MatchArgs::openings_to_generate`]).
 ///
 /// # Errors
 /// Options that do not make a match, an engine that keeps failing before its first move, or an
 /// output file that cannot be written.
 pub fn run(args: MatchArgs, default_variant: &str) -> Result<()> {
-    if let Some(count) = args.opts.generate_openings {
-        let opts = &args.opts;
-        let lines = openings::generate(
-            count,
-            opts.generate_depth,
-            opts.generate_max_score,
-            opts.seed,
-            &|n, line| eprintln!("{n:4} {line}"),
-        );
-        let mut out = std::io::stdout().lock();
-        for line in lines {
-            writeln!(out, "{line}")?;
-        }
-        return Ok(());
-    }
     let report = Match::new(args, default_variant)?.play()?;
     if let Some(Stopped::Failing(text)) = report.stopped {
         bail!(text);

@@ -1,6 +1,6 @@
 //! Openings: where each game pair starts. Read from a file of FEN lines or of PDN games (cut after
 //! `--opening-plies`), or the default set embedded in the binary, which `--generate-openings`
-//! makes with Kroon's own search.
+//! makes with Kroon's own search (`kroon_learn::openings`: the search is no part of this crate).
 
 // A reader of outside input (openings files): bad text must come back as errors, so no
 // panicking shortcuts.
@@ -10,18 +10,14 @@
 )]
 
 use anyhow::{bail, Context, Result};
-use kroon_rules::hash::SplitMix64;
 pub use kroon_rules::pdn::movetext;
-use kroon_rules::{
-    notation, parse_fen, parse_hub, read_pdn, Colour, Game, Move, PdnGame, Position, Variant,
-};
-use kroon_search::{score, Engine, Limits, SearchRequest};
-use std::collections::HashSet;
+use kroon_rules::{notation, parse_fen, parse_hub, read_pdn, Move, PdnGame, Position, Variant};
 use std::path::Path;
 
 /// The default openings (international draughts): positions 2 or 3 moves from the start that a
 /// short search of Kroon's scored close to equal. One PDN game per line; made by
-/// `kroon match --generate-openings 160 --generate-depth 12 --seed 1` (see [`generate`]).
+/// `kroon match --generate-openings 160 --generate-depth 12 --seed 1` (see
+/// `kroon_learn::openings::generate`).
 const DEFAULT: &str = include_str!("../../../scripts/openings/openings.txt");
 
 /// A start for a game pair: a position and the moves already played from it.
@@ -152,80 +148,12 @@ pub fn opening(game: &PdnGame, variant: Variant, plies: Option<usize>) -> Result
     })
 }
 
-/// Makes `count` balanced openings for international draughts: random games of 4 or 6 plies
-/// (2 or 3 moves) from the initial position, each kept when its position is new, has no capture
-/// pending, and a `depth` search of Kroon's scores it within `max_score` men of equal. Deterministic for a `seed`. One PDN
-/// line each, with the score and depth as a comment; `progress` hears each one kept.
-#[must_use]
-pub fn generate(
-    count: usize,
-    depth: u32,
-    max_score: f64,
-    seed: u64,
-    progress: &dyn Fn(usize, &str),
-) -> Vec<String> {
-    let start = Position::initial(Variant::International);
-    let mut rng = SplitMix64(seed);
-    let mut seen = HashSet::new();
-    let mut engine = Engine::new(1, 16);
-    let mut out = Vec::new();
-    let limit = (max_score * f64::from(score::MAN)).round() as i32;
-    let mut tries = 0;
-    while out.len() < count && tries < count * 50 {
-        tries += 1;
-        let plies = if tries % 2 == 0 { 4 } else { 6 };
-        let mut game = Game::new(start);
-        for _ in 0..plies {
-            let legal = game.position().legal_moves();
-            if legal.is_empty() {
-                break;
-            }
-            let Some(&mv) = legal.as_slice().get(rng.below(legal.len())) else {
-                break;
-            };
-            if game.play(&mv).is_err() {
-                break;
-            }
-        }
-        let pos = *game.position();
-        // Only quiet positions: no capture pending, so no opening stops half-way through an
-        // exchange.
-        let legal = pos.legal_moves();
-        let quiet = !legal.is_empty() && !legal.iter().any(Move::is_capture);
-        if game.moves().len() != plies || !quiet || !seen.insert(pos.key()) {
-            continue;
-        }
-        engine.new_game();
-        let req = SearchRequest {
-            game: game.clone(),
-            limits: Limits::Depth(depth),
-            ponder: false,
-        };
-        let result = engine.search(&req, &|_| {});
-        // The score is the side to move's; the comment gives White's, as a reader expects.
-        let white = if pos.turn() == Colour::White {
-            result.score
-        } else {
-            -result.score
-        };
-        if white.abs() > limit {
-            continue;
-        }
-        let line = format!(
-            "{} {{{:+.2}/{}}} *",
-            movetext(&start, game.moves()),
-            score::in_men(white),
-            result.depth
-        );
-        progress(out.len() + 1, &line);
-        out.push(line);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kroon_rules::hash::SplitMix64;
+    use kroon_rules::Colour;
+    use std::collections::HashSet;
 
     const V: Variant = Variant::International;
 
@@ -299,16 +227,6 @@ mod tests {
         let bad = "1. 32-28 32-28 *";
         let err = parse(bad, V, None).unwrap_err();
         assert!(format!("{err:#}").contains("32-28"), "{err:#}");
-    }
-
-    #[test]
-    fn generated_openings_are_balanced_and_repeatable() {
-        let a = generate(3, 4, 0.3, 7, &|_, _| {});
-        let b = generate(3, 4, 0.3, 7, &|_, _| {});
-        assert_eq!(a, b);
-        assert_eq!(a.len(), 3);
-        let o = parse(&a.join("\n"), V, None).unwrap();
-        assert_eq!(o.len(), 3);
     }
 
     #[test]

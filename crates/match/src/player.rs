@@ -115,6 +115,27 @@ impl Failure {
     }
 }
 
+/// What every player keeps, whatever protocol it speaks: its transcript, and whether it failed in
+/// a way that needs a restart (or a new connection) before its next game.
+#[derive(Clone, Debug, Default)]
+pub struct Health {
+    /// The last lines exchanged with the engine.
+    pub log: Transcript,
+    /// It must be restarted (or reconnected) before it plays again.
+    pub broken: bool,
+}
+
+impl Health {
+    /// A failure of `kind`, with the transcript so far; a kind that needs a restart marks the
+    /// engine broken.
+    pub fn fail(&mut self, kind: FailKind, message: impl Into<String>) -> Failure {
+        if kind.needs_restart() {
+            self.broken = true;
+        }
+        Failure::new(kind, message, &self.log)
+    }
+}
+
 /// One request for a move.
 #[derive(Clone, Debug)]
 pub struct Turn<'a> {
@@ -189,12 +210,24 @@ pub trait Player {
     /// The game is over.
     fn game_over(&mut self, end: EndForEngine);
 
+    /// Its transcript and whether it is broken.
+    fn health(&self) -> &Health;
+
+    /// The same, to change.
+    fn health_mut(&mut self) -> &mut Health;
+
     /// The engine failed in a way that needs a restart before its next game.
-    fn mark_broken(&mut self);
+    fn mark_broken(&mut self) {
+        self.health_mut().broken = true;
+    }
 
     /// Whether the engine must be restarted (or reconnected) before it plays again.
-    fn is_broken(&self) -> bool;
+    fn is_broken(&self) -> bool {
+        self.health().broken
+    }
 
     /// Its recent transcript.
-    fn transcript(&self) -> Vec<String>;
+    fn transcript(&self) -> Vec<String> {
+        self.health().log.lines()
+    }
 }

@@ -223,6 +223,9 @@ pub struct Link {
     identity: Option<ClientTlsConfig>,
 }
 
+/// What [`Link::run`] says of a connection attempt that failed.
+const CONNECTING: &str = "cannot connect";
+
 /// The longest wait between two connection attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
@@ -284,15 +287,25 @@ impl Link {
         let mut backoff = Duration::from_millis(100);
         let mut warned = false;
         loop {
-            if self.con.is_none() {
-                match self.connect() {
-                    Ok(con) => {
-                        if warned {
-                            tracing::warn!("queue {}: connected again", self.shown);
-                        }
-                        self.con = Some(con);
+            // `Ok(None)`: connected, the command is next.
+            let (step, what, then) = if let Some(con) = self.con.as_mut() {
+                (f(con).map(Some), "connection lost", "reconnecting")
+            } else {
+                let step = self.connect().map(|con| {
+                    self.con = Some(con);
+                    None
+                });
+                (step, CONNECTING, "retrying")
+            };
+            match step {
+                Ok(Some(v)) => return Ok(v),
+                Ok(None) => {
+                    if warned {
+                        tracing::warn!("queue {}: connected again", self.shown);
                     }
-                    Err(e) if transient(&e, self.tls) => {
+                }
+                Err(e) if transient(&e, self.tls) => {
+                    if what == CONNECTING {
                         if let Some(why) = self.refused(&e) {
                             anyhow::bail!(
                                 "queue {}: the server refuses this client's TLS certificate \
@@ -300,33 +313,10 @@ impl Link {
                                 self.shown
                             );
                         }
-                        if !warned {
-                            tracing::warn!(
-                                "queue {}: cannot connect ({e}); retrying with back-off",
-                                self.shown
-                            );
-                            warned = true;
-                        }
-                        self.wait(&mut backoff)?;
-                        continue;
                     }
-                    Err(e) => {
-                        return Err(anyhow::anyhow!("queue {}: {e}", self.shown));
-                    }
-                }
-            }
-            let Some(con) = self.con.as_mut() else {
-                continue;
-            };
-            match f(con) {
-                Ok(v) => return Ok(v),
-                Err(e) if transient(&e, self.tls) => {
                     self.con = None;
                     if !warned {
-                        tracing::warn!(
-                            "queue {}: connection lost ({e}); reconnecting with back-off",
-                            self.shown
-                        );
+                        tracing::warn!("queue {}: {what} ({e}); {then} with back-off", self.shown);
                         warned = true;
                     }
                     self.wait(&mut backoff)?;

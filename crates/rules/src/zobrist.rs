@@ -14,13 +14,7 @@ const fn build() -> [[u64; 64]; 4] {
     let mut state = 0x6b72_6f6f_6e00_0001u64;
     let mut k = 0;
     while k < 4 {
-        let mut sq = 0;
-        while sq < 64 {
-            let (s, v) = splitmix(state);
-            state = s;
-            keys[k][sq] = v;
-            sq += 1;
-        }
+        (keys[k], state) = row(state);
         k += 1;
     }
     keys
@@ -33,18 +27,25 @@ const fn build_runs() -> [[[u64; 64]; 3]; 2] {
     while side < 2 {
         let mut n = 0;
         while n < 3 {
-            let mut sq = 0;
-            while sq < 64 {
-                let (s, v) = splitmix(state);
-                state = s;
-                keys[side][n][sq] = v;
-                sq += 1;
-            }
+            (keys[side][n], state) = row(state);
             n += 1;
         }
         side += 1;
     }
     keys
+}
+
+/// The next 64 keys of the splitmix64 stream at `state`, one a square, and the state after them.
+const fn row(mut state: u64) -> ([u64; 64], u64) {
+    let mut keys = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let (s, v) = splitmix(state);
+        state = s;
+        keys[sq] = v;
+        sq += 1;
+    }
+    (keys, state)
 }
 
 /// Index into `PIECE` for a piece of `colour` (0 white, 1 black), man or king.

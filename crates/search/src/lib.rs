@@ -11,6 +11,7 @@ mod smp;
 pub mod tables;
 mod time;
 mod tt;
+pub mod tuning;
 mod worker;
 
 pub use book::{BookPlay, BookProbe};
@@ -18,6 +19,7 @@ pub use engine::{Engine, Event, SearchRequest};
 pub use eval::{Eval, EvalKind, Weights, WeightsError};
 pub use tables::{EndgameTables, TableProbe, TableValue};
 pub use time::{Bounds, Limits, TimeManager};
+pub use tuning::Tuning;
 
 use kroon_rules::Move;
 use std::time::Duration;

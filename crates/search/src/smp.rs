@@ -5,6 +5,7 @@ use crate::eval::Eval;
 use crate::tables::EndgameTables;
 use crate::time::TimeManager;
 use crate::tt::Table;
+use crate::tuning::Tuning;
 use crate::worker::{RootGame, ThreadResult, Worker};
 use crate::Info;
 use kroon_rules::Position;
@@ -24,6 +25,8 @@ pub struct Shared {
     pub tables: parking_lot::RwLock<Option<Arc<dyn EndgameTables>>>,
     /// How many best lines the main thread looks for (multi-PV); 1 is the ordinary search.
     pub multipv: AtomicUsize,
+    /// The search's tuning values (`KROON_TUNE` overrides them).
+    pub tuning: Tuning,
 }
 
 impl Shared {
@@ -36,6 +39,7 @@ impl Shared {
             nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
             tables: parking_lot::RwLock::new(None),
             multipv: AtomicUsize::new(1),
+            tuning: Tuning::from_env(),
         }
     }
 

@@ -6,6 +6,7 @@ use crate::smp::Shared;
 use crate::tables::{self, EndgameTables, TableProbe, TableValue};
 use crate::time::TimeManager;
 use crate::tt::{Bound, Entry, NO_EVAL};
+use crate::tuning::Tuning;
 use crate::{Info, Line, MAX_DEPTH, MAX_PLY};
 use kroon_rules::game::{self, quiet_limit};
 use kroon_rules::{counted_draw, DrawCounts, DrawReason, Waived};
@@ -124,6 +125,8 @@ pub struct Worker<'a> {
     /// Whether searches store into the table: not while multi-PV looks for lines 2 and on, so
     /// that line 1 of every iteration finds the table as the ordinary search would.
     stores: bool,
+    /// The shared tuning values, copied where the nodes read them.
+    tuning: Tuning,
 }
 
 impl<'a> Worker<'a> {
@@ -156,6 +159,7 @@ impl<'a> Worker<'a> {
             table_pieces: 0,
             stores: true,
             eval_cache: vec![EVAL_CACHE_EMPTY; EVAL_CACHE].into_boxed_slice(),
+            tuning: shared.tuning,
         }
     }
 
@@ -280,10 +284,10 @@ impl<'a> Worker<'a> {
     }
 
     fn aspiration(&mut self, root: &Position, moves: &mut MoveList, depth: u32, prev: i32) -> Res {
-        if depth < 5 || is_decisive(prev) {
+        if depth < self.tuning.aspiration_min_depth || is_decisive(prev) {
             return self.root_search(root, moves, depth, -INF, INF);
         }
-        let mut delta = 25;
+        let mut delta = self.tuning.aspiration_delta;
         let (mut alpha, mut beta) = (prev - delta, prev + delta);
         loop {
             let score = self.root_search(root, moves, depth, alpha, beta)?;
@@ -622,19 +626,26 @@ impl<'a> Worker<'a> {
         }
         // Reverse futility: far above beta at low depth with nothing forced, trust the evaluation.
         // It is the one use of the static evaluation here, which is computed only for it.
-        let futile = !pv_node && !forced && depth <= 3 && !is_decisive(beta);
+        let t = self.tuning;
+        let futile = !pv_node && !forced && depth <= t.futility_depth && !is_decisive(beta);
         let eval = static_eval.or_else(|| futile.then(|| self.evaluate(pos, ply)));
-        if let Some(eval) = eval.filter(|e| futile && e - 120 * depth >= beta) {
+        if let Some(eval) = eval.filter(|e| futile && e - t.futility_margin * depth >= beta) {
             self.lists[ply] = list;
             return Ok(eval);
         }
         // Probe cut: if a much shallower search of this position clears beta by a margin, the full
         // one would too. No probe runs inside another, so the cuts never stack.
-        if !pv_node && !self.probing && depth >= 3 && !is_decisive(beta) {
-            let margin = 5 * depth;
+        if !pv_node && !self.probing && depth >= t.probe_cut_min_depth && !is_decisive(beta) {
+            let margin = t.probe_cut_margin * depth;
             let probe_beta = beta + margin;
             self.probing = true;
-            let r = self.search(pos, depth * 2 / 5, probe_beta - 1, probe_beta, ply);
+            let r = self.search(
+                pos,
+                depth * t.probe_cut_depth_percent / 100,
+                probe_beta - 1,
+                probe_beta,
+                ply,
+            );
             self.probing = false;
             match r {
                 Ok(s) if s < probe_beta => {}
@@ -662,8 +673,15 @@ impl<'a> Worker<'a> {
             let quiet = !mv.is_capture() && !mv.promotes;
             let mut d = depth - 1 + ext;
             let mut reduction = 0;
-            if depth >= 3 && i >= 3 && quiet && !pv_node && self.killers[ply][0] != mv.key() {
-                reduction = 1 + i32::from(i >= 6 && depth >= 4) + i32::from(i >= 12 && depth >= 6);
+            if depth >= t.reduction_min_depth
+                && i >= t.reduction_first_move
+                && quiet
+                && !pv_node
+                && self.killers[ply][0] != mv.key()
+            {
+                reduction = 1
+                    + i32::from(i >= t.reduction_second_move && depth >= 4)
+                    + i32::from(i >= t.reduction_third_move && depth >= 6);
             }
             // The child probes the table unless it is a quiescence node.
             if d - reduction > 0 {

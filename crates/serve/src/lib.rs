@@ -22,12 +22,21 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
-/// The page and what it loads, all compiled in.
-const INDEX_HTML: &str = include_str!("page/index.html");
-const APP_JS: &str = include_str!("page/app.js");
-const STYLE_CSS: &str = include_str!("page/style.css");
-const CHINESE_HTML: &str = include_str!("page/chinese.html");
-const CHINESE_JS: &str = include_str!("page/chinese.js");
+const HTML: &str = "text/html; charset=utf-8";
+const SCRIPT: &str = "text/javascript; charset=utf-8";
+
+/// The pages and what they load, all compiled in: path, content and content type.
+const PAGES: [(&str, &str, &str); 5] = [
+    ("/", include_str!("page/index.html"), HTML),
+    ("/app.js", include_str!("page/app.js"), SCRIPT),
+    ("/chinese", include_str!("page/chinese.html"), HTML),
+    ("/chinese.js", include_str!("page/chinese.js"), SCRIPT),
+    (
+        "/style.css",
+        include_str!("page/style.css"),
+        "text/css; charset=utf-8",
+    ),
+];
 
 /// Largest request body (a PDN file, a game): 1 MiB; larger ones get 413.
 pub const MAX_BODY: usize = 1 << 20;
@@ -100,27 +109,11 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/chinese/game", post(chinese_game))
         .route("/api/chinese/engine", post(chinese_engine))
         .layer(middleware::from_fn_with_state(Arc::clone(&state), limit));
-    Router::new()
-        .route(
-            "/",
-            get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/app.js",
-            get(|| async { page(APP_JS, "text/javascript; charset=utf-8") }),
-        )
-        .route(
-            "/chinese",
-            get(|| async { page(CHINESE_HTML, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/chinese.js",
-            get(|| async { page(CHINESE_JS, "text/javascript; charset=utf-8") }),
-        )
-        .route(
-            "/style.css",
-            get(|| async { page(STYLE_CSS, "text/css; charset=utf-8") }),
-        )
+    let mut pages = Router::new();
+    for (path, body, kind) in PAGES {
+        pages = pages.route(path, get(move || async move { page(body, kind) }));
+    }
+    pages
         .route("/api/engine", get(live::upgrade))
         .merge(api)
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })

@@ -1,0 +1,228 @@
+//! The search's tuning values in one place. Each is a named field with the value that A/B matches
+//! chose; `KROON_TUNE` overrides any of them for a test without a patch, e.g.
+//! `KROON_TUNE="futility_margin=100,reduction_min_depth=4" kroon hub` (`scripts/ab-match.sh -b`).
+
+use std::fmt;
+
+/// The environment variable read by [`Tuning::from_env`].
+pub const TUNE_VAR: &str = "KROON_TUNE";
+
+/// Pruning, reduction and window parameters of the search.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Reverse futility: the evaluation must clear beta by this many centi-men per ply of depth.
+    pub futility_margin: i32,
+    /// Reverse futility applies at this depth and below.
+    pub futility_depth: i32,
+    /// Probe cut: the shallow search must clear beta by this many centi-men per ply of depth.
+    pub probe_cut_margin: i32,
+    /// Probe cut applies from this depth on.
+    pub probe_cut_min_depth: i32,
+    /// The shallow search's depth, in percent of the node's (rounded down).
+    pub probe_cut_depth_percent: i32,
+    /// Late quiet moves are reduced from this depth on.
+    pub reduction_min_depth: i32,
+    /// Moves before this place in the ordering are never reduced.
+    pub reduction_first_move: usize,
+    /// From this place on (at depth 4 or more) the reduction is two plies.
+    pub reduction_second_move: usize,
+    /// From this place on (at depth 6 or more) the reduction is three plies.
+    pub reduction_third_move: usize,
+    /// The first aspiration window's half width, in centi-men; it triples on each failure.
+    pub aspiration_delta: i32,
+    /// Iterations below this depth search the full window.
+    pub aspiration_min_depth: u32,
+}
+
+impl Default for Tuning {
+    fn default() -> Tuning {
+        Tuning {
+            futility_margin: 120,
+            futility_depth: 3,
+            probe_cut_margin: 5,
+            probe_cut_min_depth: 3,
+            probe_cut_depth_percent: 40,
+            reduction_min_depth: 3,
+            reduction_first_move: 3,
+            reduction_second_move: 6,
+            reduction_third_move: 12,
+            aspiration_delta: 25,
+            aspiration_min_depth: 5,
+        }
+    }
+}
+
+/// A tuning text that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TuningError {
+    /// An item without `=`.
+    #[error("`{0}` is not NAME=VALUE")]
+    Syntax(String),
+    /// A name that is not a field.
+    #[error("no tuning value is called `{name}` (there are: {})", Tuning::NAMES.join(", "))]
+    Name {
+        /// The name given.
+        name: String,
+    },
+    /// A value that is not a whole number in range.
+    #[error("`{value}` is not a valid value for `{name}`")]
+    Value {
+        /// The field.
+        name: String,
+        /// The value given.
+        value: String,
+    },
+}
+
+impl Tuning {
+    /// The field names, as `set` and `KROON_TUNE` take them.
+    pub const NAMES: [&'static str; 11] = [
+        "futility_margin",
+        "futility_depth",
+        "probe_cut_margin",
+        "probe_cut_min_depth",
+        "probe_cut_depth_percent",
+        "reduction_min_depth",
+        "reduction_first_move",
+        "reduction_second_move",
+        "reduction_third_move",
+        "aspiration_delta",
+        "aspiration_min_depth",
+    ];
+
+    /// Sets the field `name` to `value`.
+    ///
+    /// # Errors
+    /// An unknown name, or a value that is not a whole number of the field's range.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), TuningError> {
+        let bad = || TuningError::Value {
+            name: name.to_string(),
+            value: value.to_string(),
+        };
+        let int = || value.trim().parse::<i32>().map_err(|_| bad());
+        let place = || value.trim().parse::<usize>().map_err(|_| bad());
+        match name.trim() {
+            "futility_margin" => self.futility_margin = int()?,
+            "futility_depth" => self.futility_depth = int()?,
+            "probe_cut_margin" => self.probe_cut_margin = int()?,
+            "probe_cut_min_depth" => self.probe_cut_min_depth = int()?,
+            "probe_cut_depth_percent" => {
+                self.probe_cut_depth_percent = Some(int()?)
+                    .filter(|p| (0..100).contains(p))
+                    .ok_or_else(bad)?;
+            }
+            "reduction_min_depth" => self.reduction_min_depth = int()?,
+            "reduction_first_move" => self.reduction_first_move = place()?,
+            "reduction_second_move" => self.reduction_second_move = place()?,
+            "reduction_third_move" => self.reduction_third_move = place()?,
+            "aspiration_delta" => {
+                self.aspiration_delta = Some(int()?).filter(|d| *d > 0).ok_or_else(bad)?
+            }
+            "aspiration_min_depth" => {
+                self.aspiration_min_depth = value.trim().parse().map_err(|_| bad())?
+            }
+            other => {
+                return Err(TuningError::Name {
+                    name: other.to_string(),
+                })
+            }
+        }
+        Ok(())
+    }
+
+    /// The defaults with the items of `text` applied: `NAME=VALUE` separated by commas or spaces.
+    ///
+    /// # Errors
+    /// The first item that does not parse.
+    pub fn parse(text: &str) -> Result<Tuning, TuningError> {
+        let mut t = Tuning::default();
+        for item in text.split([',', ' ']).filter(|s| !s.is_empty()) {
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| TuningError::Syntax(item.to_string()))?;
+            t.set(name, value)?;
+        }
+        Ok(t)
+    }
+
+    /// The defaults, or what `KROON_TUNE` makes of them when it is set.
+    ///
+    /// # Panics
+    /// If `KROON_TUNE` is set and does not parse: a test must not run with settings it did not ask
+    /// for.
+    #[must_use]
+    pub fn from_env() -> Tuning {
+        match std::env::var(TUNE_VAR) {
+            Ok(text) => Tuning::parse(&text).unwrap_or_else(|e| panic!("{TUNE_VAR}: {e}")),
+            Err(_) => Tuning::default(),
+        }
+    }
+}
+
+impl fmt::Display for Tuning {
+    /// Every field as `NAME=VALUE`, comma-separated: what `parse` reads back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let values = [
+            self.futility_margin.to_string(),
+            self.futility_depth.to_string(),
+            self.probe_cut_margin.to_string(),
+            self.probe_cut_min_depth.to_string(),
+            self.probe_cut_depth_percent.to_string(),
+            self.reduction_min_depth.to_string(),
+            self.reduction_first_move.to_string(),
+            self.reduction_second_move.to_string(),
+            self.reduction_third_move.to_string(),
+            self.aspiration_delta.to_string(),
+            self.aspiration_min_depth.to_string(),
+        ];
+        for (i, (name, value)) in Tuning::NAMES.iter().zip(values).enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{name}={value}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_reads_back_from_the_display() {
+        let mut t = Tuning::default();
+        for (k, name) in Tuning::NAMES.iter().enumerate() {
+            t.set(name, &(k + 7).to_string()).unwrap();
+        }
+        let text = t.to_string();
+        assert_eq!(Tuning::parse(&text).unwrap(), t);
+        assert_ne!(t, Tuning::default(), "{text}");
+        assert_eq!(text.split(',').count(), Tuning::NAMES.len());
+    }
+
+    #[test]
+    fn bad_items_are_errors_that_name_them() {
+        assert_eq!(
+            Tuning::parse("futility_margin=90 aspiration_delta=30").unwrap(),
+            Tuning {
+                futility_margin: 90,
+                aspiration_delta: 30,
+                ..Tuning::default()
+            }
+        );
+        assert!(
+            matches!(Tuning::parse("futility"), Err(TuningError::Syntax(s)) if s == "futility")
+        );
+        let e = Tuning::parse("futility_margn=9").unwrap_err();
+        assert!(e.to_string().contains("futility_margin"), "{e}");
+        assert!(matches!(
+            Tuning::parse("aspiration_delta=0"),
+            Err(TuningError::Value { .. })
+        ));
+        assert!(matches!(
+            Tuning::parse("reduction_first_move=-1"),
+            Err(TuningError::Value { .. })
+        ));
+    }
+}
