@@ -42,6 +42,11 @@ enum EgdbCommand {
         /// the queue and are checked and written here.
         #[arg(long, value_name = "URL")]
         queue: Option<String>,
+        /// With --queue: --dir is a directory every worker mounts too (`kroon worker
+        /// --shared-dir`), for slices too large for the queue (6 pieces): the workers read and
+        /// write the slices there, and only names and checksums travel through the queue.
+        #[arg(long, requires = "queue")]
+        shared: bool,
     },
     /// The value of a position: win, draw or loss for the side to move, and plies to conversion.
     Probe {
@@ -77,6 +82,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
             dir,
             threads,
             queue,
+            shared,
         } => {
             let mut options = build::Options::default();
             if let Some(t) = threads {
@@ -104,7 +110,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
             };
             let dir = command_dir(config, dir.as_deref())?;
             if let Some(url) = queue {
-                return crate::queue_main::egdb_queue(&url, &plan, &dir, options.distances);
+                return crate::queue_main::egdb_queue(&url, &plan, &dir, options.distances, shared);
             }
             let expected = plan.cpu_time().as_secs_f64();
             say!(

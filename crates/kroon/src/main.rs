@@ -189,7 +189,8 @@ enum Command {
     Worker(queue_main::WorkerArgs),
     /// Show a queue's runs: jobs pending, running (by whom, for how long), done and failed.
     QueueStatus {
-        /// The queue: redis://[user:pass@]HOST:PORT/[DB].
+        /// The queue: redis://[user:pass@]HOST:PORT/[DB] (rediss:// for TLS; a client
+        /// certificate with ?ssl_certfile=PEM&ssl_keyfile=PEM, authorities with ssl_ca_certs=PEM).
         #[arg(long, value_name = "URL")]
         queue: String,
     },

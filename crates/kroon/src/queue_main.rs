@@ -13,7 +13,8 @@ use std::time::Duration;
 /// `kroon worker`.
 #[derive(Args, Debug)]
 pub struct WorkerArgs {
-    /// The queue: redis://[user:pass@]HOST:PORT/[DB] (rediss:// for TLS).
+    /// The queue: redis://[user:pass@]HOST:PORT/[DB] (rediss:// for TLS; a client certificate
+    /// with ?ssl_certfile=PEM&ssl_keyfile=PEM, authorities with ssl_ca_certs=PEM).
     #[arg(long, value_name = "URL")]
     queue: String,
     /// Jobs run at once (each on one search thread).
@@ -40,6 +41,11 @@ pub struct WorkerArgs {
     /// answered with an error. Without it, the worker refuses match jobs.
     #[arg(long, value_name = "FILE")]
     engines: Option<std::path::PathBuf>,
+    /// The directory of endgame tables every machine mounts (NFS), here: table jobs of `kroon
+    /// egdb build --queue URL --shared` read the slices they need there and write theirs to its
+    /// incoming/ folder. Without it, the worker refuses such jobs.
+    #[arg(long, value_name = "DIR")]
+    shared_dir: Option<std::path::PathBuf>,
 }
 
 fn default_name() -> String {
@@ -96,6 +102,7 @@ pub fn worker(args: WorkerArgs, config: &Config) -> Result<()> {
             .as_deref()
             .map(kroon_match::remote::EngineBook::load)
             .transpose()?,
+        shared_dir: args.shared_dir,
     };
     say!(
         "worker {name} on {}: {} threads, bench {bench}",
@@ -163,6 +170,7 @@ pub fn egdb_queue(
     plan: &kroon_egdb::build::Plan,
     dir: &std::path::Path,
     distances: u32,
+    shared: bool,
 ) -> Result<()> {
     let lock = crate::egdb_main::lock_dir(dir)?;
     let build = build("tables".to_owned());
@@ -170,10 +178,15 @@ pub fn egdb_queue(
     on_signals(&stop)?;
     let mut link = open(url)?;
     say!(
-        "queue {}: {} slices to build in {}",
+        "queue {}: {} slices to build in {}{}",
         link.shown(),
         plan.slices().len(),
-        dir.display()
+        dir.display(),
+        if shared {
+            ", a directory the workers share"
+        } else {
+            ""
+        }
     )?;
     let start = std::time::Instant::now();
     let summary = kroon_queue::egdb::produce(
@@ -181,6 +194,7 @@ pub fn egdb_queue(
         plan,
         dir,
         distances,
+        shared,
         &build,
         stop.finishing(),
         |m, _| {

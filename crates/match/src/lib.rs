@@ -244,7 +244,8 @@ pub struct MatchOpts {
     event: String,
     /// Play the game pairs on the workers of this queue (redis://HOST:PORT/[DB]) instead of
     /// here; each worker starts the engines named here from its own engines file (`kroon worker
-    /// --engines FILE`), so only the engines' names are used from the --engine specs.
+    /// --engines FILE`), so only the engines' names are used from the --engine specs, and
+    /// `--engine name=NAME` alone (no cmd=) is enough.
     #[arg(long, value_name = "URL")]
     queue: Option<String>,
     /// Developer tool: print N balanced openings (PDN, one per line) made with Kroon's search,
@@ -337,6 +338,16 @@ fn plan(engines: &[Vec<String>], args: MatchOpts, default_variant: &str) -> Resu
         .collect::<Result<Vec<_>>>()?;
     if engines.len() < 2 {
         bail!("a match needs at least two --engine");
+    }
+    if args.queue.is_none() {
+        if let Some(e) = engines.iter().find(|e| e.kind == spec::EngineKind::Named) {
+            bail!(
+                "engine {}: needs cmd=\"PROGRAM ARGS\" (Hub) or dxp=HOST:PORT to play here; a name \
+                 alone is enough only with --queue, whose workers start the engines of their own \
+                 engines files",
+                e.name
+            );
+        }
     }
     let variant: Variant = args.variant.as_deref().unwrap_or(default_variant).parse()?;
     if variant != Variant::International

@@ -500,14 +500,14 @@ impl Match {
     /// The schedule's game pairs as tasks, in schedule order.
     ///
     /// # Errors
-    /// An engine that is not a Hub engine (a DXP engine is a server this machine reaches, and a
-    /// worker elsewhere may not).
+    /// A DXP engine (a server this machine reaches, and a worker elsewhere may not). Hub engines
+    /// and engines given by name alone are named in the tasks; their commands stay here.
     pub fn pair_tasks(&self) -> Result<Vec<PairTask>> {
         let plan = &self.plan;
         if let Some(e) = plan
             .engines
             .iter()
-            .find(|e| !matches!(e.kind, EngineKind::Hub { .. }))
+            .find(|e| matches!(e.kind, EngineKind::Dxp { .. }))
         {
             bail!("{}: only Hub engines play queued games", e.name);
         }
@@ -620,6 +620,7 @@ impl Match {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MatchArgs;
 
     #[test]
     fn every_ending_reads_back_from_its_record() {
@@ -688,5 +689,40 @@ mod tests {
             .launch("C", Variant::International, Duration::ZERO)
             .is_err());
         assert!(EngineBook::parse("name=D dxp=127.0.0.1:27531\n").is_err());
+        // A worker must know how to start its engines: a name alone is no engine for it.
+        assert!(EngineBook::parse("name=E\n").is_err());
+    }
+
+    #[test]
+    fn engines_given_by_name_alone_play_queued_matches_only() {
+        let words = |queue: bool| {
+            let mut w = vec![
+                "--engine", "name=new", "--engine", "name=old", "--games", "4",
+            ];
+            if queue {
+                w.extend(["--queue", "redis://127.0.0.1:1/0"]);
+            }
+            MatchArgs::from_words(w).unwrap()
+        };
+        let err = Match::new(words(false), "normal").unwrap_err().to_string();
+        assert!(err.contains("engine new: needs cmd="), "{err}");
+        assert!(err.contains("--queue"), "{err}");
+        let m = Match::new(words(true), "normal").unwrap();
+        let tasks = m.pair_tasks().unwrap();
+        assert_eq!(tasks.len(), 2);
+        assert!(tasks
+            .iter()
+            .all(|t| (t.first.as_str(), t.second.as_str()) == ("new", "old")));
+        // A DXP engine is a server this machine reaches; a worker elsewhere may not.
+        let dxp = MatchArgs::from_words([
+            "--engine",
+            "name=new",
+            "--engine",
+            "dxp=127.0.0.1:27531",
+            "--queue",
+            "redis://127.0.0.1:1/0",
+        ])
+        .unwrap();
+        assert!(Match::new(dxp, "normal").unwrap().pair_tasks().is_err());
     }
 }

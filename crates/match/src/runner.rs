@@ -89,7 +89,7 @@ pub fn run(plan: &Plan) -> Result<Report> {
                     variant: plan.settings.variant,
                     startup: plan.startup,
                 }),
-                EngineKind::Dxp { .. } => None,
+                EngineKind::Dxp { .. } | EngineKind::Named => None,
             })
             .collect(),
         dxp: plan
@@ -97,7 +97,7 @@ pub fn run(plan: &Plan) -> Result<Report> {
             .iter()
             .map(|e| match &e.kind {
                 EngineKind::Dxp { addr } => Some(Mutex::new(DxpEngine::new(addr))),
-                EngineKind::Hub { .. } => None,
+                EngineKind::Hub { .. } | EngineKind::Named => None,
             })
             .collect(),
         failures: plan.engines.iter().map(|_| AtomicUsize::new(0)).collect(),

@@ -26,6 +26,10 @@ pub enum EngineKind {
         /// `host:port`.
         addr: String,
     },
+    /// An engine given by its name alone (`name=` without `cmd=` or `dxp=`): a queued match's
+    /// workers start it from their own engines files, so the producer needs no command for it.
+    /// A local match refuses it.
+    Named,
 }
 
 /// One participant.
@@ -38,14 +42,14 @@ pub struct EngineSpec {
 }
 
 /// Reads one `--engine` spec: `key=value` words (`name`, `cmd`, `dir`, `dxp`, `option.NAME`,
-/// `level.KEY`).
+/// `level.KEY`). A spec of a name alone is an [`EngineKind::Named`] engine.
 ///
 /// The shell has usually split the words already (`cmd="kroon hub"` arrives as `cmd=kroon hub`), so
 /// each word is split at its first `=`. A word holding a double quote is read as Hub-style pairs
 /// instead, so that a whole spec in one argument (`'name=K cmd="kroon hub"'`) works too.
 ///
 /// # Errors
-/// A word without `=`, an unknown key, a missing `cmd`/`dxp` or both.
+/// A word without `=`, an unknown key, both `cmd` and `dxp`, or neither and no name.
 pub fn parse_engine(words: &[String]) -> Result<EngineSpec> {
     let mut pairs: Vec<(String, String)> = Vec::new();
     for word in words {
@@ -117,7 +121,18 @@ pub fn parse_engine(words: &[String]) -> Result<EngineSpec> {
             (Some(EngineKind::Dxp { addr: addr.clone() }), addr)
         }
         (Some(_), Some(_)) => bail!("engine spec: give cmd= (Hub) or dxp= (DXP), not both"),
-        (None, None) => bail!("engine spec: needs cmd=\"PROGRAM ARGS\" (Hub) or dxp=HOST:PORT"),
+        (None, None) => {
+            let Some(name) = name.as_ref() else {
+                bail!("engine spec: needs cmd=\"PROGRAM ARGS\" (Hub) or dxp=HOST:PORT");
+            };
+            if !options.is_empty() || !levels.is_empty() || dir.is_some() {
+                bail!(
+                    "engine spec: option.*, level.* and dir= go with cmd= (the engines of a \
+                     queued match take theirs from the workers' engines files)"
+                );
+            }
+            (Some(EngineKind::Named), name.clone())
+        }
     };
     let name = name.unwrap_or(default_name);
     if name.trim().is_empty() {
@@ -378,7 +393,17 @@ mod tests {
         );
         let unnamed = parse_engine(&words(&["cmd=/usr/bin/scan hub"])).unwrap();
         assert_eq!(unnamed.name, "scan");
-        assert!(parse_engine(&words(&["name=x"])).is_err());
+        // A name alone: an engine the workers of a queued match know by that name.
+        let named = parse_engine(&words(&["name=x"])).unwrap();
+        assert_eq!(
+            (named.name.as_str(), &named.kind),
+            ("x", &EngineKind::Named)
+        );
+        assert!(parse_engine(&words(&["name=x", "option.hash=16"])).is_err());
+        assert!(parse_engine(&words(&["name=x", "level.nodes=5"])).is_err());
+        assert!(parse_engine(&words(&["name=x", "dir=/tmp"])).is_err());
+        assert!(parse_engine(&words(&["option.hash=16"])).is_err());
+        assert!(parse_engine(&words(&[])).is_err());
         assert!(parse_engine(&words(&["cmd=a", "dxp=b:1"])).is_err());
         assert!(parse_engine(&words(&["cmd=a", "colour=red"])).is_err());
         assert!(parse_engine(&words(&["threads"])).is_err());

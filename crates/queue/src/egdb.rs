@@ -6,8 +6,11 @@
 //! writes them to its directory and puts them on Redis for the jobs that need them next.
 //!
 //! Slices travel through Redis: up to 5 pieces they are a few MB at most, and a worker then
-//! needs nothing but the queue's address. Larger slices (6 pieces: hundreds of MB each) belong
-//! on a shared directory instead, which this version does not do yet (see docs/queue.md).
+//! needs nothing but the queue's address. Larger slices (6 pieces: hundreds of MB each) travel
+//! through a directory every machine mounts (`egdb build --shared`, `worker --shared-dir`): the
+//! worker reads the slices it needs there and writes its pair to the directory's `incoming/`,
+//! and only the files' names, lengths and checksums go on the queue; the producer checks the
+//! files there and moves them into place.
 
 use crate::link::{keys, Link};
 use crate::record::{self, Build, EgdbTask, Job, Outcome, Task};
@@ -16,7 +19,7 @@ use kroon_egdb::build::{self, Plan};
 use kroon_egdb::store::{self, Slice};
 use kroon_egdb::Material;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -75,24 +78,70 @@ fn unpack(mut data: &[u8]) -> Result<Vec<&[u8]>> {
     Ok(files)
 }
 
+/// The folder of a shared directory where workers put the slices they built, for the producer
+/// to check and move into place.
+pub const INCOMING: &str = "incoming";
+
+/// A slice `shared` (a directory every worker mounts) holds, or `None`.
+fn read_shared(shared: &Path, m: Material) -> Result<Option<Vec<u8>>> {
+    let path = store::path(shared, m);
+    match std::fs::read(&path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+/// A shared job's data: a line `NAME LENGTH CHECKSUM` for each file put in `incoming/`.
+fn manifest(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    files
+        .iter()
+        .map(|(name, bytes)| format!("{name} {} {:016x}\n", bytes.len(), record::checksum(bytes)))
+        .collect::<String>()
+        .into_bytes()
+}
+
 /// The worker's side: builds the pair of `task`'s slice in a directory of its own, from the
-/// slices it needs as the queue holds them; the two files, packed.
+/// slices it needs as the queue holds them (or, for a shared job, as `shared` does); the two
+/// files, packed (for a shared job: put in `shared`'s `incoming/`, and their manifest).
 ///
 /// # Errors
-/// A slice it needs is not on the queue or does not check, or the build failed.
-pub fn play(link: &mut Link, run: &str, task: &EgdbTask, scratch: &Path) -> Result<Vec<u8>> {
+/// A slice it needs is missing or does not check, a shared job comes to a worker without a
+/// shared directory, or the build failed.
+pub fn play(
+    link: &mut Link,
+    run: &str,
+    task: &EgdbTask,
+    scratch: &Path,
+    shared: Option<&Path>,
+) -> Result<Vec<u8>> {
     let m: Material = task
         .slice
         .parse()
         .map_err(|e| anyhow::anyhow!("slice {}: {e}", task.slice))?;
+    let shared = match (task.shared, shared) {
+        (true, None) => bail!(
+            "a table job through a shared directory, and this worker has none (kroon worker \
+             --shared-dir DIR)"
+        ),
+        (true, Some(dir)) => Some(dir),
+        (false, _) => None,
+    };
     let _ = std::fs::remove_dir_all(scratch);
     std::fs::create_dir_all(scratch).with_context(|| format!("{}", scratch.display()))?;
     let result = (|| {
         for need in needs(m) {
-            let bytes: Option<Vec<u8>> =
-                link.run(|con| redis::cmd("GET").arg(slice_key(run, need)).query(con))?;
+            let bytes: Option<Vec<u8>> = match shared {
+                Some(dir) => read_shared(dir, need)?,
+                None => link.run(|con| redis::cmd("GET").arg(slice_key(run, need)).query(con))?,
+            };
             let Some(bytes) = bytes else {
-                bail!("slice {need}, which {m} needs, is not on the queue");
+                let place = if shared.is_some() {
+                    "in the shared directory"
+                } else {
+                    "on the queue"
+                };
+                bail!("slice {need}, which {m} needs, is not {place}");
             };
             let slice = Slice::parse(&bytes).map_err(|e| anyhow::anyhow!("slice {need}: {e}"))?;
             if slice.material() != need {
@@ -109,7 +158,27 @@ pub fn play(link: &mut Link, run: &str, task: &EgdbTask, scratch: &Path) -> Resu
             .into_iter()
             .map(|s| std::fs::read(store::path(scratch, s)))
             .collect::<std::io::Result<Vec<_>>>()?;
-        Ok(pack(&files))
+        let Some(dir) = shared else {
+            return Ok(pack(&files));
+        };
+        // Named after this thread's scratch directory, so that two workers never write the same
+        // file; whole (under another name first) before the producer hears of it.
+        let incoming = dir.join(INCOMING);
+        std::fs::create_dir_all(&incoming).with_context(|| format!("{}", incoming.display()))?;
+        let tag = scratch
+            .file_name()
+            .map_or_else(|| "worker".into(), |t| t.to_string_lossy());
+        let mut named = Vec::new();
+        for (s, bytes) in pair_of(m).into_iter().zip(files) {
+            let name = format!("{s}.{tag}.kdb");
+            let path = incoming.join(&name);
+            let part = incoming.join(format!("{name}.part"));
+            std::fs::write(&part, &bytes)
+                .and_then(|()| std::fs::rename(&part, &path))
+                .with_context(|| format!("writing {}", path.display()))?;
+            named.push((name, bytes));
+        }
+        Ok(manifest(&named))
     })();
     let _ = std::fs::remove_dir_all(scratch);
     result
@@ -126,16 +195,25 @@ pub struct Summary {
     pub duplicates: usize,
 }
 
-/// Builds `plan` in `dir` through the queue. The caller holds the directory's lock.
+/// A pair's files as a result brings them: in its data, or in the shared directory.
+enum Arrived<'a> {
+    Queue(Vec<&'a [u8]>),
+    Shared(Vec<PathBuf>),
+}
+
+/// Builds `plan` in `dir` through the queue; `shared` when `dir` is a directory every worker
+/// mounts (each at its `--shared-dir`), through which the slices then travel. The caller holds
+/// the directory's lock.
 ///
 /// # Errors
 /// The server refuses a command, a pair failed [`ATTEMPTS`] times, or a file cannot be written.
-#[allow(clippy::too_many_lines)]
+#[allow(clippy::too_many_lines, clippy::too_many_arguments)]
 pub fn produce(
     link: &mut Link,
     plan: &Plan,
     dir: &Path,
     distances: u32,
+    shared: bool,
     build_id: &Build,
     stop: &AtomicBool,
     mut on_slice: impl FnMut(Material, bool),
@@ -172,7 +250,8 @@ pub fn produce(
             })
             .collect();
         if let Some(files) = files {
-            for (s, bytes) in pair_of(m).into_iter().zip(&files) {
+            // Shared: the workers read them in the directory.
+            for (s, bytes) in pair_of(m).into_iter().zip(&files).filter(|_| !shared) {
                 link.run(|con| {
                     redis::cmd("SET")
                         .arg(slice_key(&run, s))
@@ -192,6 +271,7 @@ pub fn produce(
         task: Task::Egdb(EgdbTask {
             slice: m.to_string(),
             distances,
+            shared,
         }),
     };
     let issue = |link: &mut Link, m: Material| link.issue(&run, &job(m));
@@ -265,30 +345,40 @@ pub fn produce(
                 Outcome::Done {
                     bytes, checksum, ..
                 } if bytes == data.len() as u64 && checksum == record::checksum(&data) => {
-                    check_pair(m, &data)
+                    if shared {
+                        check_shared(m, dir, &data).map(Arrived::Shared)
+                    } else {
+                        check_pair(m, &data).map(Arrived::Queue)
+                    }
                 }
                 Outcome::Done { .. } => Err(anyhow::anyhow!("data does not match its checksum")),
                 Outcome::Failed { error } => Err(anyhow::anyhow!(error)),
             };
             match checked {
-                Ok(files) => {
-                    for (s, bytes) in pair_of(m).into_iter().zip(&files) {
-                        // Written whole under another name first, so a file in the directory
-                        // is always a whole slice.
+                Ok(arrived) => {
+                    for (i, s) in pair_of(m).into_iter().enumerate() {
                         let path = store::path(dir, s);
-                        let part = path.with_extension("part");
-                        std::fs::write(&part, bytes)
-                            .and_then(|()| std::fs::rename(&part, &path))
-                            .with_context(|| format!("writing {}", path.display()))?;
-                        link.run(|con| {
-                            redis::cmd("SET")
-                                .arg(slice_key(&run, s))
-                                .arg(*bytes)
-                                .query::<()>(con)
-                        })?;
+                        match &arrived {
+                            // Written whole under another name first, so a file in the
+                            // directory is always a whole slice.
+                            Arrived::Queue(files) => {
+                                let part = path.with_extension("part");
+                                std::fs::write(&part, files[i])
+                                    .and_then(|()| std::fs::rename(&part, &path))
+                                    .with_context(|| format!("writing {}", path.display()))?;
+                                link.run(|con| {
+                                    redis::cmd("SET")
+                                        .arg(slice_key(&run, s))
+                                        .arg(files[i])
+                                        .query::<()>(con)
+                                })?;
+                            }
+                            Arrived::Shared(paths) => std::fs::rename(&paths[i], &path)
+                                .with_context(|| format!("moving into {}", path.display()))?,
+                        }
                         on_slice(s, true);
+                        summary.built += 1;
                     }
-                    summary.built += files.len();
                     done.insert(m);
                 }
                 Err(err) => {
@@ -316,12 +406,55 @@ fn check_pair(m: Material, data: &[u8]) -> Result<Vec<&[u8]>> {
         bail!("{} files where {} were due", files.len(), want.len());
     }
     for (&s, bytes) in want.iter().zip(&files) {
-        let slice = Slice::parse(bytes).map_err(|e| anyhow::anyhow!("slice {s}: {e}"))?;
-        if slice.material() != s {
-            bail!("slice {s}: the file holds {}", slice.material());
-        }
+        check_slice(s, bytes)?;
     }
     Ok(files)
+}
+
+/// A slice file: its header and checksum, and that it holds `s`.
+fn check_slice(s: Material, bytes: &[u8]) -> Result<()> {
+    let slice = Slice::parse(bytes).map_err(|e| anyhow::anyhow!("slice {s}: {e}"))?;
+    if slice.material() != s {
+        bail!("slice {s}: the file holds {}", slice.material());
+    }
+    Ok(())
+}
+
+/// The files of the pair of `m` a shared result's manifest names in `dir`'s `incoming/`, each
+/// checked: a plain file name there, the length and checksum the worker gave, then as
+/// [`check_pair`].
+fn check_shared(m: Material, dir: &Path, data: &[u8]) -> Result<Vec<PathBuf>> {
+    let text = std::str::from_utf8(data).context("the manifest is not text")?;
+    let lines: Vec<&str> = text.lines().collect();
+    let want = pair_of(m);
+    if lines.len() != want.len() {
+        bail!("{} files where {} were due", lines.len(), want.len());
+    }
+    let mut paths = Vec::new();
+    for (&s, line) in want.iter().zip(lines) {
+        let [name, len, sum] = line.split(' ').collect::<Vec<_>>()[..] else {
+            bail!("manifest line {line:?} is not NAME LENGTH CHECKSUM");
+        };
+        // A file in incoming/, never a path elsewhere.
+        if name.starts_with('.')
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._".contains(c))
+        {
+            bail!("manifest names {name:?}, not a plain file name");
+        }
+        let path = dir.join(INCOMING).join(name);
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        if bytes.len().to_string() != len || format!("{:016x}", record::checksum(&bytes)) != sum {
+            bail!(
+                "{}: not the length and checksum its worker gave",
+                path.display()
+            );
+        }
+        check_slice(s, &bytes)?;
+        paths.push(path);
+    }
+    Ok(paths)
 }
 
 #[cfg(test)]
@@ -340,6 +473,25 @@ mod tests {
         assert_eq!(back, files);
         assert!(unpack(&data[..data.len() - 1]).is_err());
         assert!(unpack(&data[..5]).is_err());
+    }
+
+    #[test]
+    fn a_shared_manifest_names_files_in_incoming_only() {
+        let dir = std::env::temp_dir().join(format!("kroon-egdb-shared-{}", std::process::id()));
+        let m: Material = "1K-1K".parse().unwrap();
+        for (data, why) in [
+            (
+                &b"../1K-1K.kdb 1 0000000000000001\n"[..],
+                "not a plain file name",
+            ),
+            (b"/etc/passwd 1 0000000000000001\n", "not a plain file name"),
+            (b"1K-1K.w.kdb 1\n", "is not NAME LENGTH CHECKSUM"),
+            (b"", "0 files where 1 were due"),
+            (b"1K-1K.w.kdb 1 0000000000000001\n", "reading"),
+        ] {
+            let err = format!("{:#}", check_shared(m, &dir, data).unwrap_err());
+            assert!(err.contains(why), "{err}");
+        }
     }
 
     #[test]

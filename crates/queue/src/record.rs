@@ -106,6 +106,10 @@ pub struct EgdbTask {
     pub slice: String,
     /// Slices up to this many pieces keep their distances to conversion (as `build::Options`).
     pub distances: u32,
+    /// The slices travel through a directory every worker mounts (each worker's own
+    /// `--shared-dir`), not through the queue: only file names and checksums are on it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shared: bool,
 }
 
 impl EgdbTask {
@@ -446,6 +450,24 @@ mod tests {
                 first: 0,
                 end: 8,
             }),
+        }
+    }
+
+    #[test]
+    fn a_table_job_says_shared_only_when_it_is() {
+        let mut j = job();
+        for shared in [false, true] {
+            j.task = Task::Egdb(EgdbTask {
+                slice: "2M-1K".into(),
+                distances: 4,
+                shared,
+            });
+            let bytes = j.to_bytes();
+            assert_eq!(Job::parse(&bytes), Ok(j.clone()));
+            // A job through the queue reads as the records before the shared directory did.
+            let text = String::from_utf8(bytes).unwrap();
+            assert_eq!(text.contains(r#""shared":true"#), shared, "{text}");
+            assert!(!text.contains(r#""shared":false"#), "{text}");
         }
     }
 

@@ -51,6 +51,9 @@ pub struct Options {
     pub idle_exit: Option<Duration>,
     /// The engines this worker plays match games with, by name (`--engines FILE`).
     pub engines: Option<kroon_match::remote::EngineBook>,
+    /// The directory of endgame-table slices every machine mounts, for table jobs whose slices
+    /// travel through it (`--shared-dir`).
+    pub shared_dir: Option<std::path::PathBuf>,
     /// A job delivered more often than this (its workers died or hung on it each time) is a
     /// poison job: answered with an error result and dropped, never run again.
     pub max_deliveries: u64,
@@ -447,7 +450,8 @@ fn handle(
             // Slices are fetched from the queue and built in a directory of the thread's own.
             let scratch =
                 std::env::temp_dir().join(format!("kroon-worker-{}-{t}", std::process::id()));
-            return crate::egdb::play(link, &job.run, task, &scratch).map(|d| Some((d, 2)));
+            let shared = o.shared_dir.as_deref();
+            return crate::egdb::play(link, &job.run, task, &scratch, shared).map(|d| Some((d, 2)));
         }
         run_job(o, &job, engine, openings, &shared.stop.abort)
     }))
