@@ -3,11 +3,13 @@
 //! `KROON_TUNE="futility_margin=100,reduction_min_depth=4" kroon hub` (`scripts/ab-match.sh -b`).
 
 use std::fmt;
+use std::ops::RangeInclusive;
 
 /// The environment variable read by [`Tuning::from_env`].
 pub const TUNE_VAR: &str = "KROON_TUNE";
 
-/// Pruning, reduction and window parameters of the search.
+/// Pruning, reduction and window parameters of the search. All are whole numbers, so that one
+/// table ([`FIELDS`]) names, bounds and reaches each of them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Tuning {
     /// Reverse futility: the evaluation must clear beta by this many centi-men per ply of depth.
@@ -23,15 +25,15 @@ pub struct Tuning {
     /// Late quiet moves are reduced from this depth on.
     pub reduction_min_depth: i32,
     /// Moves before this place in the ordering are never reduced.
-    pub reduction_first_move: usize,
+    pub reduction_first_move: i32,
     /// From this place on (at depth 4 or more) the reduction is two plies.
-    pub reduction_second_move: usize,
+    pub reduction_second_move: i32,
     /// From this place on (at depth 6 or more) the reduction is three plies.
-    pub reduction_third_move: usize,
+    pub reduction_third_move: i32,
     /// The first aspiration window's half width, in centi-men; it triples on each failure.
     pub aspiration_delta: i32,
     /// Iterations below this depth search the full window.
-    pub aspiration_min_depth: u32,
+    pub aspiration_min_depth: i32,
 }
 
 impl Default for Tuning {
@@ -52,6 +54,76 @@ impl Default for Tuning {
     }
 }
 
+/// A field of [`Tuning`]: its name, the values it may take, and where it lives.
+struct Field {
+    name: &'static str,
+    range: RangeInclusive<i32>,
+    at: fn(&mut Tuning) -> &mut i32,
+}
+
+const ANY: RangeInclusive<i32> = i32::MIN..=i32::MAX;
+/// A place in the move ordering, or a depth: not negative.
+const PLACE: RangeInclusive<i32> = 0..=i32::MAX;
+
+/// Every field of [`Tuning`], in the order of its declaration.
+const FIELDS: [Field; 11] = [
+    Field {
+        name: "futility_margin",
+        range: ANY,
+        at: |t| &mut t.futility_margin,
+    },
+    Field {
+        name: "futility_depth",
+        range: ANY,
+        at: |t| &mut t.futility_depth,
+    },
+    Field {
+        name: "probe_cut_margin",
+        range: ANY,
+        at: |t| &mut t.probe_cut_margin,
+    },
+    Field {
+        name: "probe_cut_min_depth",
+        range: ANY,
+        at: |t| &mut t.probe_cut_min_depth,
+    },
+    Field {
+        name: "probe_cut_depth_percent",
+        range: 0..=99,
+        at: |t| &mut t.probe_cut_depth_percent,
+    },
+    Field {
+        name: "reduction_min_depth",
+        range: ANY,
+        at: |t| &mut t.reduction_min_depth,
+    },
+    Field {
+        name: "reduction_first_move",
+        range: PLACE,
+        at: |t| &mut t.reduction_first_move,
+    },
+    Field {
+        name: "reduction_second_move",
+        range: PLACE,
+        at: |t| &mut t.reduction_second_move,
+    },
+    Field {
+        name: "reduction_third_move",
+        range: PLACE,
+        at: |t| &mut t.reduction_third_move,
+    },
+    Field {
+        name: "aspiration_delta",
+        range: 1..=i32::MAX,
+        at: |t| &mut t.aspiration_delta,
+    },
+    Field {
+        name: "aspiration_min_depth",
+        range: PLACE,
+        at: |t| &mut t.aspiration_min_depth,
+    },
+];
+
 /// A tuning text that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TuningError {
@@ -59,7 +131,7 @@ pub enum TuningError {
     #[error("`{0}` is not NAME=VALUE")]
     Syntax(String),
     /// A name that is not a field.
-    #[error("no tuning value is called `{name}` (there are: {})", Tuning::NAMES.join(", "))]
+    #[error("no tuning value is called `{name}` (there are: {})", Tuning::names().join(", "))]
     Name {
         /// The name given.
         name: String,
@@ -76,57 +148,33 @@ pub enum TuningError {
 
 impl Tuning {
     /// The field names, as `set` and `KROON_TUNE` take them.
-    pub const NAMES: [&'static str; 11] = [
-        "futility_margin",
-        "futility_depth",
-        "probe_cut_margin",
-        "probe_cut_min_depth",
-        "probe_cut_depth_percent",
-        "reduction_min_depth",
-        "reduction_first_move",
-        "reduction_second_move",
-        "reduction_third_move",
-        "aspiration_delta",
-        "aspiration_min_depth",
-    ];
+    #[must_use]
+    pub fn names() -> Vec<&'static str> {
+        FIELDS.iter().map(|f| f.name).collect()
+    }
 
     /// Sets the field `name` to `value`.
     ///
     /// # Errors
     /// An unknown name, or a value that is not a whole number of the field's range.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), TuningError> {
-        let bad = || TuningError::Value {
-            name: name.to_string(),
-            value: value.to_string(),
-        };
-        let int = || value.trim().parse::<i32>().map_err(|_| bad());
-        let place = || value.trim().parse::<usize>().map_err(|_| bad());
-        match name.trim() {
-            "futility_margin" => self.futility_margin = int()?,
-            "futility_depth" => self.futility_depth = int()?,
-            "probe_cut_margin" => self.probe_cut_margin = int()?,
-            "probe_cut_min_depth" => self.probe_cut_min_depth = int()?,
-            "probe_cut_depth_percent" => {
-                self.probe_cut_depth_percent = Some(int()?)
-                    .filter(|p| (0..100).contains(p))
-                    .ok_or_else(bad)?;
-            }
-            "reduction_min_depth" => self.reduction_min_depth = int()?,
-            "reduction_first_move" => self.reduction_first_move = place()?,
-            "reduction_second_move" => self.reduction_second_move = place()?,
-            "reduction_third_move" => self.reduction_third_move = place()?,
-            "aspiration_delta" => {
-                self.aspiration_delta = Some(int()?).filter(|d| *d > 0).ok_or_else(bad)?
-            }
-            "aspiration_min_depth" => {
-                self.aspiration_min_depth = value.trim().parse().map_err(|_| bad())?
-            }
-            other => {
-                return Err(TuningError::Name {
-                    name: other.to_string(),
-                })
-            }
-        }
+        let name = name.trim();
+        let field = FIELDS
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| TuningError::Name {
+                name: name.to_string(),
+            })?;
+        let v = value
+            .trim()
+            .parse::<i32>()
+            .ok()
+            .filter(|v| field.range.contains(v))
+            .ok_or_else(|| TuningError::Value {
+                name: name.to_string(),
+                value: value.to_string(),
+            })?;
+        *(field.at)(self) = v;
         Ok(())
     }
 
@@ -162,24 +210,12 @@ impl Tuning {
 impl fmt::Display for Tuning {
     /// Every field as `NAME=VALUE`, comma-separated: what `parse` reads back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let values = [
-            self.futility_margin.to_string(),
-            self.futility_depth.to_string(),
-            self.probe_cut_margin.to_string(),
-            self.probe_cut_min_depth.to_string(),
-            self.probe_cut_depth_percent.to_string(),
-            self.reduction_min_depth.to_string(),
-            self.reduction_first_move.to_string(),
-            self.reduction_second_move.to_string(),
-            self.reduction_third_move.to_string(),
-            self.aspiration_delta.to_string(),
-            self.aspiration_min_depth.to_string(),
-        ];
-        for (i, (name, value)) in Tuning::NAMES.iter().zip(values).enumerate() {
+        let mut t = *self;
+        for (i, field) in FIELDS.iter().enumerate() {
             if i > 0 {
                 f.write_str(",")?;
             }
-            write!(f, "{name}={value}")?;
+            write!(f, "{}={}", field.name, (field.at)(&mut t))?;
         }
         Ok(())
     }
@@ -192,13 +228,28 @@ mod tests {
     #[test]
     fn every_name_reads_back_from_the_display() {
         let mut t = Tuning::default();
-        for (k, name) in Tuning::NAMES.iter().enumerate() {
+        for (k, name) in Tuning::names().into_iter().enumerate() {
             t.set(name, &(k + 7).to_string()).unwrap();
         }
+        // Each name reaches its own field, in the order of the declaration.
+        let expected = Tuning {
+            futility_margin: 7,
+            futility_depth: 8,
+            probe_cut_margin: 9,
+            probe_cut_min_depth: 10,
+            probe_cut_depth_percent: 11,
+            reduction_min_depth: 12,
+            reduction_first_move: 13,
+            reduction_second_move: 14,
+            reduction_third_move: 15,
+            aspiration_delta: 16,
+            aspiration_min_depth: 17,
+        };
+        assert_eq!(t, expected);
         let text = t.to_string();
         assert_eq!(Tuning::parse(&text).unwrap(), t);
         assert_ne!(t, Tuning::default(), "{text}");
-        assert_eq!(text.split(',').count(), Tuning::NAMES.len());
+        assert_eq!(text.split(',').count(), Tuning::names().len());
     }
 
     #[test]

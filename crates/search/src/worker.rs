@@ -284,7 +284,7 @@ impl<'a> Worker<'a> {
     }
 
     fn aspiration(&mut self, root: &Position, moves: &mut MoveList, depth: u32, prev: i32) -> Res {
-        if depth < self.tuning.aspiration_min_depth || is_decisive(prev) {
+        if (depth as i32) < self.tuning.aspiration_min_depth || is_decisive(prev) {
             return self.root_search(root, moves, depth, -INF, INF);
         }
         let mut delta = self.tuning.aspiration_delta;
@@ -673,15 +673,16 @@ impl<'a> Worker<'a> {
             let quiet = !mv.is_capture() && !mv.promotes;
             let mut d = depth - 1 + ext;
             let mut reduction = 0;
+            let place = i as i32;
             if depth >= t.reduction_min_depth
-                && i >= t.reduction_first_move
+                && place >= t.reduction_first_move
                 && quiet
                 && !pv_node
                 && self.killers[ply][0] != mv.key()
             {
                 reduction = 1
-                    + i32::from(i >= t.reduction_second_move && depth >= 4)
-                    + i32::from(i >= t.reduction_third_move && depth >= 6);
+                    + i32::from(place >= t.reduction_second_move && depth >= 4)
+                    + i32::from(place >= t.reduction_third_move && depth >= 6);
             }
             // The child probes the table unless it is a quiescence node.
             if d - reduction > 0 {
