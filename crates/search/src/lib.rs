@@ -1,7 +1,5 @@
 //! Kroon's search: evaluation, transposition table, iterative-deepening PVS with quiescence, lazy
 //! SMP threads and time management. It takes a game, limits and a callback, and knows no protocol.
-// Unsafe code is denied, not forbidden: `tt::Table::prefetch` allows its one hint.
-#![deny(unsafe_code)]
 
 pub mod book;
 pub mod engine;
