@@ -143,10 +143,7 @@ pub fn play(
                 };
                 bail!("slice {need}, which {m} needs, is not {place}");
             };
-            let slice = Slice::parse(&bytes).map_err(|e| anyhow::anyhow!("slice {need}: {e}"))?;
-            if slice.material() != need {
-                bail!("the queue's slice {need} holds {}", slice.material());
-            }
+            check_slice(need, &bytes)?;
             std::fs::write(store::path(scratch, need), &bytes)?;
         }
         let options = build::Options {
@@ -171,11 +168,7 @@ pub fn play(
         let mut named = Vec::new();
         for (s, bytes) in pair_of(m).into_iter().zip(files) {
             let name = format!("{s}.{tag}.kdb");
-            let path = incoming.join(&name);
-            let part = incoming.join(format!("{name}.part"));
-            std::fs::write(&part, &bytes)
-                .and_then(|()| std::fs::rename(&part, &path))
-                .with_context(|| format!("writing {}", path.display()))?;
+            write_whole(&incoming.join(&name), &bytes)?;
             named.push((name, bytes));
         }
         Ok(manifest(&named))
@@ -359,13 +352,8 @@ pub fn produce(
                     for (i, s) in pair_of(m).into_iter().enumerate() {
                         let path = store::path(dir, s);
                         match &arrived {
-                            // Written whole under another name first, so a file in the
-                            // directory is always a whole slice.
                             Arrived::Queue(files) => {
-                                let part = path.with_extension("part");
-                                std::fs::write(&part, files[i])
-                                    .and_then(|()| std::fs::rename(&part, &path))
-                                    .with_context(|| format!("writing {}", path.display()))?;
+                                write_whole(&path, files[i])?;
                                 link.run(|con| {
                                     redis::cmd("SET")
                                         .arg(slice_key(&run, s))
@@ -409,6 +397,14 @@ fn check_pair(m: Material, data: &[u8]) -> Result<Vec<&[u8]>> {
         check_slice(s, bytes)?;
     }
     Ok(files)
+}
+
+/// Writes `bytes` to `path` under another name first, so that a file there is always whole.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
+    let part = path.with_extension("part");
+    std::fs::write(&part, bytes)
+        .and_then(|()| std::fs::rename(&part, path))
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// A slice file: its header and checksum, and that it holds `s`.
