@@ -107,7 +107,6 @@ async fn square(c: &Client, field: u32) -> fantoccini::elements::Element {
         .unwrap()
 }
 
-/// The text of the move list's move `ply`.
 /// One entry of the move list, read in a single script: the list is redrawn whenever a move
 /// arrives, so an element found in one call may be gone by the next.
 async fn move_entry(c: &Client, ply: u64) -> (String, String) {
