@@ -254,11 +254,16 @@ pub fn train(args: TrainArgs) -> Result<()> {
 
 /// `kroon match --generate-openings`: the openings on standard output, one PDN line each, and
 /// each one kept on standard error as it comes.
-pub fn generate_openings(g: kroon_match::OpeningsToGenerate) -> Result<()> {
-    let lines =
-        kroon_learn::openings::generate(g.count, g.depth, g.max_score, g.seed, &|n, line| {
-            eprintln!("{n:4} {line}")
-        });
+pub fn generate_openings(g: kroon_match::OpeningsToGenerate, config: &Config) -> Result<()> {
+    let variant = crate::flags::variant(g.variant.as_deref(), config)?;
+    let lines = kroon_learn::openings::generate(
+        variant,
+        g.count,
+        g.depth,
+        g.max_score,
+        g.seed,
+        &|n, line| eprintln!("{n:4} {line}"),
+    );
     let mut out = std::io::stdout().lock();
     for line in lines {
         writeln!(out, "{line}")?;

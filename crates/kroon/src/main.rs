@@ -421,7 +421,7 @@ fn run() -> Result<()> {
             queue_main::match_queue(args, &config.engine.variant)?;
         }
         Command::Match(args) => match args.openings_to_generate() {
-            Some(g) => learn_main::generate_openings(g)?,
+            Some(g) => learn_main::generate_openings(g, &config)?,
             None => kroon_match::run(args, &config.engine.variant)?,
         },
         Command::Dxp(args) => dxp_main::run(args, &config)?,

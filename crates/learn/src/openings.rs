@@ -9,19 +9,20 @@ use kroon_rules::{Colour, Game, Move, Position, Variant};
 use kroon_search::{score, Engine, Limits, SearchRequest};
 use std::collections::HashSet;
 
-/// Makes `count` balanced openings for international draughts: random games of 4 or 6 plies
-/// (2 or 3 moves) from the initial position, each kept when its position is new, has no capture
+/// Makes `count` balanced openings for `variant`: random games of 4 or 6 plies (2 or 3 moves)
+/// from the initial position, each kept when its position is new, has no capture
 /// pending, and a `depth` search of Kroon's scores it within `max_score` men of equal. Deterministic for a `seed`. One PDN
 /// line each, with the score and depth as a comment; `progress` hears each one kept.
 #[must_use]
 pub fn generate(
+    variant: Variant,
     count: usize,
     depth: u32,
     max_score: f64,
     seed: u64,
     progress: &dyn Fn(usize, &str),
 ) -> Vec<String> {
-    let start = Position::initial(Variant::International);
+    let start = Position::initial(variant);
     let mut rng = SplitMix64(seed);
     let mut seen = HashSet::new();
     let mut engine = Engine::new(1, 16);
@@ -87,8 +88,8 @@ mod tests {
 
     #[test]
     fn generated_openings_are_balanced_and_repeatable() {
-        let a = generate(3, 4, 0.3, 7, &|_, _| {});
-        let b = generate(3, 4, 0.3, 7, &|_, _| {});
+        let a = generate(Variant::International, 3, 4, 0.3, 7, &|_, _| {});
+        let b = generate(Variant::International, 3, 4, 0.3, 7, &|_, _| {});
         assert_eq!(a, b);
         assert_eq!(a.len(), 3);
         let file = read_pdn(&a.join("\n"), Variant::International);

@@ -119,6 +119,7 @@ impl MatchArgs {
     pub fn openings_to_generate(&self) -> Option<OpeningsToGenerate> {
         let opts = &self.opts;
         opts.generate_openings.map(|count| OpeningsToGenerate {
+            variant: opts.variant.clone(),
             count,
             depth: opts.generate_depth,
             max_score: opts.generate_max_score,
@@ -145,8 +146,10 @@ impl MatchArgs {
 
 /// The developer tool `--generate-openings`: make `count` balanced openings, each scored by a
 /// `depth` search within `max_score` men of equal, from `seed`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OpeningsToGenerate {
+    /// The variant (`--variant`, a Hub name), if given; the caller's default otherwise.
+    pub variant: Option<String>,
     /// How many openings.
     pub count: usize,
     /// The search depth that scores them (`--generate-depth`).

@@ -60,19 +60,30 @@ impl Opening {
     }
 }
 
-/// The embedded set for international draughts; every other variant starts from its initial
-/// position.
+/// The 8x8 variants' sets, made the same way (`--variant russian` and so on).
+const RUSSIAN: &str = include_str!("../../../scripts/openings/russian.txt");
+const BRAZILIAN: &str = include_str!("../../../scripts/openings/brazilian.txt");
+const ENGLISH: &str = include_str!("../../../scripts/openings/english.txt");
+
+/// The embedded set of `variant`: international draughts and the three 8x8 variants have one;
+/// every other variant starts from its initial position.
 ///
 /// # Errors
-/// Only if the embedded file is broken, which a unit test rules out.
+/// Only if an embedded file is broken, which a unit test rules out.
 pub fn default_set(variant: Variant) -> Result<Vec<Opening>> {
-    if variant != Variant::International {
-        return Ok(vec![Opening {
-            start: Position::initial(variant),
-            moves: Vec::new(),
-        }]);
-    }
-    parse(DEFAULT, variant, None).context("the embedded openings")
+    let text = match variant {
+        Variant::International => DEFAULT,
+        Variant::Russian => RUSSIAN,
+        Variant::Brazilian => BRAZILIAN,
+        Variant::English => ENGLISH,
+        _ => {
+            return Ok(vec![Opening {
+                start: Position::initial(variant),
+                moves: Vec::new(),
+            }])
+        }
+    };
+    parse(text, variant, None).with_context(|| format!("the embedded {variant} openings"))
 }
 
 /// Reads an openings file.
@@ -158,20 +169,23 @@ mod tests {
     const V: Variant = Variant::International;
 
     #[test]
-    fn the_embedded_set_is_large_legal_and_distinct() {
-        let set = default_set(V).unwrap();
-        assert!(set.len() >= 100, "{} openings", set.len());
-        let mut seen = HashSet::new();
-        for o in &set {
-            assert!(
-                (4..=6).contains(&o.moves.len()),
-                "{} plies: {}",
-                o.moves.len(),
-                o.describe()
-            );
-            assert!(seen.insert(o.position().key()), "twice: {}", o.describe());
+    fn the_embedded_sets_are_large_legal_and_distinct() {
+        for variant in [V, Variant::Russian, Variant::Brazilian, Variant::English] {
+            let set = default_set(variant).unwrap();
+            assert!(set.len() >= 100, "{variant}: {} openings", set.len());
+            let mut seen = HashSet::new();
+            for o in &set {
+                assert_eq!(o.start, Position::initial(variant));
+                assert!(
+                    (4..=6).contains(&o.moves.len()),
+                    "{variant}: {} plies: {}",
+                    o.moves.len(),
+                    o.describe()
+                );
+                assert!(seen.insert(o.position().key()), "twice: {}", o.describe());
+            }
         }
-        assert_eq!(default_set(Variant::Russian).unwrap().len(), 1);
+        assert_eq!(default_set(Variant::Frisian).unwrap().len(), 1);
     }
 
     #[test]
