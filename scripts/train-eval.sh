@@ -6,10 +6,11 @@
 # finished games file is kept, an interrupted one is completed; each training runs again (minutes).
 #
 # usage: scripts/train-eval.sh [-d DIR] [-g GAMES] [-N NODES] [-G GENERATIONS] [-j THREADS]
-#                              [-v VARIANT] [-- TRAIN_ARGS...]
+#                              [-v VARIANT] [-r RANDOM_PLIES] [-- TRAIN_ARGS...]
 #   -d  working folder (default target/train)     -g  games per generation (default 60000)
 #   -N  nodes per move (default 3000)              -G  generations (default 2)
 #   -j  threads (default: all cores)               -v  variant (default normal)
+#   -r  random plies after each opening (default 4; 8 on 8x8, where starts repeat more)
 #   anything after -- goes to every `kroon train`
 # The last weights are DIR/wG.kew; to ship them: cp DIR/wG.kew crates/search/weights/VARIANT.kew
 # On the 2-core machine one generation of 60000 games takes about 80 minutes, a training 2.
@@ -21,7 +22,8 @@ nodes=3000
 generations=2
 threads=$(nproc)
 variant=normal
-while getopts "d:g:N:G:j:v:h" opt; do
+random=4
+while getopts "d:g:N:G:j:v:r:h" opt; do
     case $opt in
         d) dir=$OPTARG ;;
         g) games=$OPTARG ;;
@@ -29,7 +31,8 @@ while getopts "d:g:N:G:j:v:h" opt; do
         G) generations=$OPTARG ;;
         j) threads=$OPTARG ;;
         v) variant=$OPTARG ;;
-        *) sed -n '2,16p' "$0"; exit 2 ;;
+        r) random=$OPTARG ;;
+        *) sed -n '2,17p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -47,7 +50,8 @@ for ((gen = 0; gen < generations; gen++)); do
     games_file=$dir/g$gen.bin
     echo "== generation $gen: $games games at $nodes nodes a move (${player[*]})"
     time "$kroon" selfplay --variant "$variant" --out "$games_file" --games "$games" \
-        --nodes "$nodes" --threads "$threads" --seed $((1000 * (gen + 1))) "${player[@]}"
+        --nodes "$nodes" --threads "$threads" --seed $((1000 * (gen + 1))) \
+        --random-plies "$random" "${player[@]}"
     data+=("$games_file")
     weights=$dir/w$((gen + 1)).kew
     echo "== weights $((gen + 1)) from ${data[*]}"

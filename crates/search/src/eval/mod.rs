@@ -108,7 +108,11 @@ impl Eval {
 
 /// The weights files built into the binary, one per variant that has them (made by
 /// `scripts/train-eval.sh`; see README.md).
-const EMBEDDED: &[&[u8]] = &[include_bytes!("../../weights/normal.kew")];
+const EMBEDDED: &[&[u8]] = &[
+    include_bytes!("../../weights/normal.kew"),
+    include_bytes!("../../weights/russian.kew"),
+    include_bytes!("../../weights/brazilian.kew"),
+];
 
 /// The embedded weights, read once (a file that fails to read is a build defect, which a test
 /// rules out; it is left out rather than stopping the engine).
@@ -155,7 +159,9 @@ mod tests {
             assert!(w.evaluate(&up) > 50, "{}", w.evaluate(&up));
             assert!(w.evaluate(&up.with_turn(kroon_rules::Colour::Black)) < -50);
         }
-        assert!(all.iter().any(|w| w.variant() == Variant::International));
+        for v in [Variant::International, Variant::Russian, Variant::Brazilian] {
+            assert!(all.iter().any(|w| w.variant() == v), "no weights for {v}");
+        }
     }
 
     #[test]
