@@ -371,6 +371,9 @@ impl Layout {
     }
 
     /// King squares and mobility: the empty squares each king reaches in one move, safe or not.
+    /// Inlined so that the sum stays in registers rather than going through memory at every
+    /// feature for the sake of a call.
+    #[inline(always)]
     fn king_features<S: FeatureSink>(
         &self,
         v: Variant,
