@@ -15,14 +15,14 @@
 //! Resumable: a slice whose file reads back is loaded, not built; files are written under a
 //! temporary name and renamed, so a half-written one never counts.
 
-use crate::index::{Board, Layout, NEIGHBOURS};
+use crate::index::{Board, Decoder, Encoder, Layout, ALL, NEIGHBOURS};
 use crate::material::Material;
 use crate::store;
 use crate::value::{Value, MAX_DISTANCE};
 use kroon_rules::{movegen, MoveList};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -383,8 +383,9 @@ fn restore_captures(
     let settled = parallel(codes.len(), threads, Stage::Start, progress, &|range| {
         let mut list = MoveList::new();
         let mut out = Vec::new();
+        let mut decoder = Decoder::new(layout);
         for i in range {
-            let Some(b) = layout.decode(i as u64) else {
+            let Some(b) = decoder.decode(i as u64) else {
                 continue;
             };
             if !has_capture(&b) {
@@ -519,7 +520,7 @@ fn examine(
     b: &Board,
     lookup: &Known,
     list: &mut MoveList,
-    inside: Option<&dyn Fn(&Board) -> Value>,
+    mut inside: Option<&mut dyn FnMut(&Board) -> Value>,
 ) -> Result<(Start, bool), BuildError> {
     let mut best: Option<Value> = None;
     let mut open = 0u8;
@@ -540,7 +541,7 @@ fn examine(
                     return;
                 }
             }
-        } else if let Some(inside) = inside {
+        } else if let Some(inside) = inside.as_mut() {
             inside(&child).before()
         } else {
             open += 1;
@@ -575,22 +576,25 @@ fn moves_of(b: &Board, list: &mut MoveList, mut each: impl FnMut(Board, bool)) -
         }
         return true;
     }
+    // The children seen from the other side: `b` turned round once, then the moved piece's
+    // fields turned one by one (field `f` is `49 - f` turned round, 0-based).
+    let turned = b.swapped();
     quiet_steps(b.own_men, b.own_kings, b.occupied(), |f, g, king| {
-        let (from, to) = (1u64 << f, 1u64 << g);
+        let (from, to) = (1u64 << (49 - f), 1u64 << (49 - g));
         // The side to move's men crown on fields 1-5.
         let crowns = !king && g < 5;
-        let mut child = *b;
+        let mut child = turned;
         if king {
-            child.own_kings ^= from | to;
+            child.opp_kings ^= from | to;
         } else {
-            child.own_men &= !from;
+            child.opp_men &= !from;
             if crowns {
-                child.own_kings |= to;
+                child.opp_kings |= to;
             } else {
-                child.own_men |= to;
+                child.opp_men |= to;
             }
         }
-        each(child.swapped(), crowns);
+        each(child, crowns);
     });
     false
 }
@@ -602,32 +606,106 @@ fn moves_of(b: &Board, list: &mut MoveList, mut each: impl FnMut(Board, bool)) -
 pub fn has_capture(b: &Board) -> bool {
     let occupied = b.occupied();
     let enemy = b.opp_men | b.opp_kings;
-    let empty_beyond = |g: i8, dir: usize| {
-        enemy & (1 << g) != 0 && {
-            let h = NEIGHBOURS[g as usize][dir];
-            h >= 0 && occupied & (1 << h) == 0
-        }
-    };
+    let empty = ALL & !occupied;
+    // Enemy pieces with an empty field beyond them, by direction.
     for f in fields(b.own_men) {
-        for dir in [0, 1, 2, 3] {
-            let g = NEIGHBOURS[f][dir];
-            if g >= 0 && empty_beyond(g, dir) {
+        for j in &JUMPS[f] {
+            if enemy & j.over != 0 && empty & j.to != 0 {
                 return true;
             }
         }
     }
     for f in fields(b.own_kings) {
-        for dir in [0, 1, 2, 3] {
-            let mut g = NEIGHBOURS[f][dir];
-            while g >= 0 && occupied & (1 << g) == 0 {
-                g = NEIGHBOURS[g as usize][dir];
+        for (dir, &ray) in RAYS[f].iter().enumerate() {
+            let blockers = ray & occupied;
+            if blockers == 0 {
+                continue;
             }
-            if g >= 0 && empty_beyond(g, dir) {
+            let g = nearest(blockers, dir);
+            if enemy & (1 << g) != 0 && empty & JUMPS[g][dir].over != 0 {
                 return true;
             }
         }
     }
     false
+}
+
+/// A man's capture in one direction: the field it jumps over and the one it lands on (one-bit
+/// sets, both 0 where the board ends).
+#[derive(Copy, Clone)]
+struct Jump {
+    over: u64,
+    to: u64,
+}
+
+/// The jumps of a man on each field in the four directions of `NEIGHBOURS` (`over` is also the
+/// neighbour field in that direction).
+static JUMPS: [[Jump; 4]; 50] = jumps();
+
+const fn jumps() -> [[Jump; 4]; 50] {
+    let mut t = [[Jump { over: 0, to: 0 }; 4]; 50];
+    let mut f = 0;
+    while f < 50 {
+        let mut d = 0;
+        while d < 4 {
+            let g = NEIGHBOURS[f][d];
+            if g >= 0 {
+                t[f][d].over = 1 << g;
+                let h = NEIGHBOURS[g as usize][d];
+                if h >= 0 {
+                    t[f][d].to = 1 << h;
+                }
+            }
+            d += 1;
+        }
+        f += 1;
+    }
+    t
+}
+
+/// The fields along each of the four lines from each field (the field itself left out).
+static RAYS: [[u64; 4]; 50] = rays();
+
+const fn rays() -> [[u64; 4]; 50] {
+    let mut t = [[0u64; 4]; 50];
+    let mut f = 0;
+    while f < 50 {
+        let mut d = 0;
+        while d < 4 {
+            let mut g = NEIGHBOURS[f][d];
+            while g >= 0 {
+                t[f][d] |= 1 << g;
+                g = NEIGHBOURS[g as usize][d];
+            }
+            d += 1;
+        }
+        f += 1;
+    }
+    t
+}
+
+/// The field of `set` (part of a line in direction `dir`) nearest the line's start: the first
+/// two directions run towards field 1 (lower fields), the others away from it.
+#[inline]
+fn nearest(set: u64, dir: usize) -> usize {
+    if dir < 2 {
+        63 - set.leading_zeros() as usize
+    } else {
+        set.trailing_zeros() as usize
+    }
+}
+
+/// The empty fields a king on `f` reaches along line `dir` among the `occupied` fields.
+#[inline]
+fn king_reach(f: usize, dir: usize, occupied: u64) -> u64 {
+    let ray = RAYS[f][dir];
+    let blockers = ray & occupied;
+    if blockers == 0 {
+        ray
+    } else {
+        let g = nearest(blockers, dir);
+        ray & !RAYS[g][dir] & !(1 << g)
+    }
 }
 
 /// Runs `work` on chunks of `0..len` on `threads` threads, reporting each chunk as a step.
@@ -697,8 +775,9 @@ fn build_pair(
             let mut c = Vec::with_capacity(range.len());
             let mut n = Vec::with_capacity(range.len());
             let mut x = Vec::with_capacity(range.len());
+            let mut decoder = Decoder::new(*layout);
             for i in range {
-                let Some(b) = layout.decode(i as u64) else {
+                let Some(b) = decoder.decode(i as u64) else {
                     c.push(INVALID);
                     n.push(0);
                     x.push(false);
@@ -739,80 +818,92 @@ fn build_pair(
         counts.push(n);
     }
 
+    // Un-moving, distance by distance. The threads share the codes and counts: a count only
+    // falls, and only the un-move that settles a position (the first from a lost successor, or
+    // the one that takes the count to zero) writes its code, so the values do not depend on the
+    // order the threads go in.
+    let atomic = |v: Vec<Vec<u8>>| -> Vec<Vec<AtomicU8>> {
+        v.into_iter()
+            .map(|c| c.into_iter().map(AtomicU8::new).collect())
+            .collect()
+    };
+    let (shared, counts) = (atomic(codes), atomic(counts));
     let mut d = 0usize;
     while d < levels.len() {
         let level = std::mem::take(&mut levels[d]);
-        // Predecessors of the settled positions, found in parallel, applied in order; a part of
-        // the level at a time, so that the list of predecessors stays small.
-        for part in level.chunks(1 << 20) {
-            let found = {
-                let (codes, counts) = (&codes, &counts);
-                let level = part;
-                parallel(
-                    level.len(),
-                    threads,
-                    Stage::Distance(d as u16),
-                    progress,
-                    &|range| {
-                        let mut out = Vec::new();
-                        for &(s, q) in &level[range] {
-                            let s = usize::from(s);
-                            let win = matches!(
-                                Value::from_code(codes[s][q as usize]),
-                                Some(Value::Win(_))
-                            );
-                            let b = layouts[s]
-                                .decode(u64::from(q))
-                                .ok_or(BuildError::Missing(pair[s]))?;
-                            let p = other(s);
-                            unmoves(&b, |pb| {
-                                let i = layouts[p].encode(&pb) as u32;
-                                if counts[p][i as usize] > 0 {
-                                    out.push((p as u8, i, win));
-                                }
-                            });
+        let next = d + 1;
+        let win_code = Value::Win(next as u16).code();
+        let loss_code = Value::Loss(next as u16).code();
+        let (shared, counts, level) = (&shared, &counts, &level);
+        let found = parallel(
+            level.len(),
+            threads,
+            Stage::Distance(d as u16),
+            progress,
+            &|range| {
+                let mut settled = Vec::new();
+                let mut too_long = None;
+                let mut decoders: Vec<Decoder> = layouts.iter().map(|&l| Decoder::new(l)).collect();
+                let mut encoders: Vec<Encoder> = layouts.iter().map(|&l| Encoder::new(l)).collect();
+                for &(s, q) in &level[range] {
+                    let s = usize::from(s);
+                    let code = shared[s][q as usize].load(Ordering::Relaxed);
+                    let win = matches!(Value::from_code(code), Some(Value::Win(_)));
+                    let b = decoders[s]
+                        .decode(u64::from(q))
+                        .ok_or(BuildError::Missing(pair[s]))?;
+                    let p = other(s);
+                    let encoder = &mut encoders[p];
+                    unmoves(&b, |pb| {
+                        let i = encoder.encode(&pb) as usize;
+                        let count = &counts[p][i];
+                        if count.load(Ordering::Relaxed) == 0 {
+                            return;
                         }
-                        Ok(out)
-                    },
-                )?
-            };
-            let next = d + 1;
-            for (_, preds) in found {
-                for (p, i, child_wins) in preds {
-                    let (p, iu) = (usize::from(p), i as usize);
-                    if counts[p][iu] == 0 {
-                        continue;
-                    }
-                    let v = if child_wins {
-                        counts[p][iu] -= 1;
-                        if counts[p][iu] > 0 {
-                            continue;
+                        // A predecessor of a win loses a move; of a loss, it wins.
+                        let settles = if win {
+                            count.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
+                                c.checked_sub(1)
+                            }) == Ok(1)
+                        } else {
+                            count.swap(0, Ordering::Relaxed) > 0
+                        };
+                        if !settles {
+                            return;
                         }
-                        Value::Loss(next as u16)
-                    } else {
-                        counts[p][iu] = 0;
-                        Value::Win(next as u16)
-                    };
-                    codes[p][iu] = v.code().ok_or(BuildError::TooLong(pair[p]))?;
-                    if levels.len() <= next {
-                        levels.resize_with(next + 1, Vec::new);
-                    }
-                    levels[next].push((p as u8, i));
+                        match if win { loss_code } else { win_code } {
+                            Some(c) => {
+                                shared[p][i].store(c, Ordering::Relaxed);
+                                settled.push((p as u8, i as u32));
+                            }
+                            None => too_long = Some(BuildError::TooLong(pair[p])),
+                        }
+                    });
                 }
+                too_long.map_or(Ok(settled), Err)
+            },
+        )?;
+        for (_, part) in found {
+            if part.is_empty() {
+                continue;
             }
+            if levels.len() <= next {
+                levels.resize_with(next + 1, Vec::new);
+            }
+            levels[next].extend(part);
         }
         d += 1;
     }
     drop(counts);
+    let codes: Vec<Codes> = shared
+        .into_iter()
+        .map(|c| c.into_iter().map(AtomicU8::into_inner).collect())
+        .collect();
 
     // Every position against its successors.
     for (s, layout) in layouts.iter().enumerate() {
         let codes = &codes;
-        let inside = |b: &Board| {
-            let p = other(s);
-            let i = layouts[p].encode(b) as usize;
-            Value::from_code(codes[p][i]).unwrap_or(Value::Draw)
-        };
+        let p = other(s);
         let bad = parallel(
             layout.size() as usize,
             threads,
@@ -821,11 +912,17 @@ fn build_pair(
             &|range| {
                 let mut list = MoveList::new();
                 let mut wrong = (0u64, u64::MAX);
+                let mut decoder = Decoder::new(*layout);
+                let mut encoder = Encoder::new(layouts[p]);
+                let mut inside = |b: &Board| {
+                    let i = encoder.encode(b) as usize;
+                    Value::from_code(codes[p][i]).unwrap_or(Value::Draw)
+                };
                 for i in range {
-                    let Some(b) = layout.decode(i as u64) else {
+                    let Some(b) = decoder.decode(i as u64) else {
                         continue;
                     };
-                    let (Start::Settled(v), _) = examine(&b, lookup, &mut list, Some(&inside))?
+                    let (Start::Settled(v), _) = examine(&b, lookup, &mut list, Some(&mut inside))?
                     else {
                         unreachable!("a position with its successors known is settled");
                     };
@@ -855,15 +952,16 @@ fn build_pair(
 pub fn unmoves(b: &Board, mut found: impl FnMut(Board)) {
     // The other side's men move towards field 50 and came from the fields towards field 1: the
     // steps of a man of the side to move.
+    let turned = b.swapped();
     quiet_steps(b.opp_men, b.opp_kings, b.occupied(), |f, g, king| {
-        let mut before = *b;
+        let mut before = turned;
         let pieces = if king {
-            &mut before.opp_kings
+            &mut before.own_kings
         } else {
-            &mut before.opp_men
+            &mut before.own_men
         };
-        *pieces ^= (1u64 << f) | (1u64 << g);
-        found(before.swapped());
+        *pieces ^= (1u64 << (49 - f)) | (1u64 << (49 - g));
+        found(before);
     });
 }
 
@@ -879,20 +977,19 @@ fn fields(mut set: u64) -> impl Iterator<Item = usize> {
 /// Calls `step(from, to, king)` for every quiet step of the pieces `men` and `kings` among the
 /// `occupied` fields, kings first: a king any distance along its four lines, a man one field
 /// towards field 1 (the first two directions of `NEIGHBOURS`).
+#[inline]
 fn quiet_steps(men: u64, kings: u64, occupied: u64, mut step: impl FnMut(usize, usize, bool)) {
     for f in fields(kings) {
         for dir in [0, 1, 2, 3] {
-            let mut g = NEIGHBOURS[f][dir];
-            while g >= 0 && occupied & (1 << g) == 0 {
-                step(f, g as usize, true);
-                g = NEIGHBOURS[g as usize][dir];
+            for g in fields(king_reach(f, dir, occupied)) {
+                step(f, g, true);
             }
         }
     }
     for f in fields(men) {
-        for &g in &NEIGHBOURS[f][..2] {
-            if g >= 0 && occupied & (1 << g) == 0 {
-                step(f, g as usize, false);
+        for j in &JUMPS[f][..2] {
+            if j.over != 0 && occupied & j.over == 0 {
+                step(f, j.over.trailing_zeros() as usize, false);
             }
         }
     }

@@ -245,7 +245,7 @@ fn unrank(mut r: u64, k: u32) -> u64 {
 }
 
 /// The set `sub` of fields inside `free`, as positions among the fields of `free`.
-#[inline]
+#[cfg(test)]
 fn compress(sub: u64, free: u64) -> u64 {
     let mut out = 0;
     let mut s = sub;
@@ -348,8 +348,8 @@ impl Layout {
         debug_assert_eq!(b.material(), self.material);
         let men = b.own_men | b.opp_men;
         let free = ALL & !men;
-        let own_kings = rank(compress(b.own_kings, free));
-        let opp_kings = rank(compress(b.opp_kings, free & !b.own_kings));
+        let own_kings = ranked(b.own_kings, free);
+        let opp_kings = ranked(b.opp_kings, free & !b.own_kings);
         ((rank(b.own_men >> 5) * self.opp_men + rank(b.opp_men)) * self.own_kings + own_kings)
             * self.opp_kings
             + opp_kings
@@ -381,6 +381,163 @@ impl Layout {
     }
 }
 
+/// The fields of `set`, lowest first, as a table: entry `r` is the field of the `r`-th.
+#[inline]
+fn field_table(mut set: u64, table: &mut [u8; 50]) {
+    let mut r = 0;
+    while set != 0 {
+        table[r] = set.trailing_zeros() as u8;
+        set &= set - 1;
+        r += 1;
+    }
+}
+
+/// `positions` (bits: places among a set's fields) mapped to the fields of that set's table.
+#[inline]
+fn place(mut positions: u64, table: &[u8; 50]) -> u64 {
+    let mut out = 0;
+    while positions != 0 {
+        out |= 1 << table[positions.trailing_zeros() as usize];
+        positions &= positions - 1;
+    }
+    out
+}
+
+/// Decodes the indices of one slice as [`Layout::decode`] does, keeping what the last index's
+/// more significant digits gave: the men (the most significant digits, shared by runs of
+/// `own_kings * opp_kings` numbers) and the side to move's kings (shared by runs of `opp_kings`).
+/// Indices taken in order, or near each other, mostly decode the last digit alone.
+pub struct Decoder {
+    layout: Layout,
+    /// `index / (own_kings * opp_kings)` of the men decoded last (`u64::MAX`: none yet).
+    men_key: u64,
+    /// The men, `None` when two stand on one square.
+    men: Option<(u64, u64)>,
+    /// The fields free of men, in order.
+    free: [u8; 50],
+    /// `index / opp_kings` of the side to move's kings decoded last (`u64::MAX`: none).
+    kings_key: u64,
+    own_kings: u64,
+    /// The fields free of men and of the side to move's kings, in order.
+    free_of_kings: [u8; 50],
+}
+
+impl Decoder {
+    /// A decoder for the slice of `layout`.
+    #[must_use]
+    pub fn new(layout: Layout) -> Decoder {
+        Decoder {
+            layout,
+            men_key: u64::MAX,
+            men: None,
+            free: [0; 50],
+            kings_key: u64::MAX,
+            own_kings: 0,
+            free_of_kings: [0; 50],
+        }
+    }
+
+    /// [`Layout::decode`] of `index`.
+    #[inline]
+    pub fn decode(&mut self, index: u64) -> Option<Board> {
+        let l = &self.layout;
+        let m = l.material;
+        let kings_key = index / l.opp_kings;
+        let men_key = kings_key / l.own_kings;
+        if men_key != self.men_key {
+            self.men_key = men_key;
+            self.kings_key = u64::MAX;
+            let opp_men = unrank(men_key % l.opp_men, m.opp_men.into());
+            let own_men = unrank(men_key / l.opp_men, m.own_men.into()) << 5;
+            self.men = (own_men & opp_men == 0).then_some((own_men, opp_men));
+            if self.men.is_some() {
+                field_table(ALL & !(own_men | opp_men), &mut self.free);
+            }
+        }
+        let (own_men, opp_men) = self.men?;
+        if kings_key != self.kings_key {
+            self.kings_key = kings_key;
+            let own_kings = place(
+                unrank(kings_key % l.own_kings, m.own_kings.into()),
+                &self.free,
+            );
+            self.own_kings = own_kings;
+            field_table(
+                ALL & !(own_men | opp_men | own_kings),
+                &mut self.free_of_kings,
+            );
+        }
+        let opp_kings = place(
+            unrank(index % l.opp_kings, m.opp_kings.into()),
+            &self.free_of_kings,
+        );
+        Some(Board {
+            own_men,
+            own_kings: self.own_kings,
+            opp_men,
+            opp_kings,
+        })
+    }
+}
+
+/// Encodes positions of one slice as [`Layout::encode`] does, keeping the men's part of the
+/// index of the last position: the children and predecessors of a position by a king's move all
+/// share their men, so most encodes rank the kings alone.
+pub struct Encoder {
+    layout: Layout,
+    own_men: u64,
+    opp_men: u64,
+    /// The men's digits of the index, in place.
+    base: u64,
+    /// The fields free of men.
+    free: u64,
+}
+
+impl Encoder {
+    /// An encoder for the slice of `layout`.
+    #[must_use]
+    pub fn new(layout: Layout) -> Encoder {
+        Encoder {
+            layout,
+            own_men: u64::MAX,
+            opp_men: u64::MAX,
+            base: 0,
+            free: 0,
+        }
+    }
+
+    /// [`Layout::encode`] of `b`.
+    #[inline]
+    pub fn encode(&mut self, b: &Board) -> u64 {
+        let l = &self.layout;
+        debug_assert_eq!(b.material(), l.material);
+        if (b.own_men, b.opp_men) != (self.own_men, self.opp_men) {
+            self.own_men = b.own_men;
+            self.opp_men = b.opp_men;
+            self.base =
+                (rank(b.own_men >> 5) * l.opp_men + rank(b.opp_men)) * l.own_kings * l.opp_kings;
+            self.free = ALL & !(b.own_men | b.opp_men);
+        }
+        self.base
+            + ranked(b.own_kings, self.free) * l.opp_kings
+            + ranked(b.opp_kings, self.free & !b.own_kings)
+    }
+}
+
+/// `rank(compress(sub, free))`: the colex rank of the places of `sub`'s fields among `free`'s.
+#[inline]
+fn ranked(mut sub: u64, free: u64) -> u64 {
+    let mut r = 0;
+    let mut i = 1;
+    while sub != 0 {
+        let low = sub & sub.wrapping_neg();
+        r += BINOMIAL[(free & (low - 1)).count_ones() as usize][i];
+        sub &= sub - 1;
+        i += 1;
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,13 +547,24 @@ mod tests {
         for m in Material::up_to(3) {
             let layout = Layout::new(m);
             let mut positions = 0;
+            // A decoder taking the indices in order, and one taking them in a scattered order.
+            let mut near = Decoder::new(layout);
+            let mut far = Decoder::new(layout);
+            let mut encoder = Encoder::new(layout);
+            let scatter = |i: u64| (i * 7_919 + 13) % layout.size();
             for i in 0..layout.size() {
+                assert_eq!(far.decode(scatter(i)), layout.decode(scatter(i)), "{m} {i}");
+                if layout.decode(i).is_none() {
+                    assert_eq!(near.decode(i), None, "{m} {i}");
+                }
                 if let Some(b) = layout.decode(i) {
                     assert_eq!(b.material(), m);
                     assert_eq!(b.own_men & !OWN_MEN, 0);
                     assert_eq!(b.opp_men & !OPP_MEN, 0);
                     assert_eq!(b.occupied().count_ones(), m.pieces());
                     assert_eq!(layout.encode(&b), i, "{m} {i}");
+                    assert_eq!(near.decode(i), Some(b), "{m} {i}");
+                    assert_eq!(encoder.encode(&b), i, "{m} {i}");
                     positions += 1;
                 }
             }
