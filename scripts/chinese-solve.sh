@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 kroon="${CARGO_TARGET_DIR:-target}/release/kroon"
 [ -x "$kroon" ] || cargo build --release -p kroon
 time "$kroon" chinese solve "$@"
-cargo test --release -p kroon-chinese-checkers --test solve -- --ignored
+cargo test --release -p kroon-chinese-checkers --test integration -- solve:: --ignored

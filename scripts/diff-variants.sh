@@ -15,4 +15,4 @@ variants=${3:-normal,frisian,losing,bt,russian,brazilian,english}
 python3 tests/interop/variants_vs_pydraughts.py target/release/kroon --variants "$variants" \
   --games $((n / 2)) --placements $((n - n / 2)) --seed "$seed"
 KROON_VARIANT_HISTORIES=$((n / 20)) KROON_VARIANT_SEED="$seed" KROON_VARIANT_GAMES=10 KROON_VARIANT_PLACEMENTS=10 \
-  cargo test --release --quiet -p kroon --test interop_variants_pydraughts
+  cargo test --release --quiet -p kroon --test end_to_end -- interop_variants_pydraughts::

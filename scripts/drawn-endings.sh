@@ -4,4 +4,4 @@
 # Usage: scripts/drawn-endings.sh [GAMES]   (default 100; KROON_DRAWN_ENDINGS sets the count)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-KROON_DRAWN_ENDINGS="${1:-100}" cargo test --release -p kroon --test drawn_endings -- --ignored --nocapture
+KROON_DRAWN_ENDINGS="${1:-100}" cargo test --release -p kroon --test end_to_end -- drawn_endings:: --ignored --nocapture

@@ -8,5 +8,5 @@
 # usage: scripts/queue-egdb4.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-KROON_REQUIRE_REDIS=1 exec cargo test --profile ci -p kroon --test queue -- --ignored \
-    --exact a_four_piece_table_build_on_two_workers_writes_the_local_files
+KROON_REQUIRE_REDIS=1 exec cargo test --profile ci -p kroon --test end_to_end -- --ignored \
+    --exact queue::a_four_piece_table_build_on_two_workers_writes_the_local_files

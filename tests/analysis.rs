@@ -2,7 +2,7 @@
 //! (read back by Kroon's reader and by pydraughts', its marks checked against its own scores,
 //! repeatable, resumable), `kroon analyse --pdn` and `--multipv`, and `kroon show --svg`.
 
-mod support;
+use crate::support;
 use support::pydraughts;
 
 use kroon_rules::{decode_text, notation, read_pdn, Colour, PdnGame, Variant};

@@ -10,7 +10,7 @@
 //! Skipped, with a notice, where chromium or chromedriver is missing, unless
 //! `KROON_REQUIRE_BROWSER` is set (as `.ci/run` sets it): then it fails.
 
-mod support;
+use crate::support;
 use support::server;
 
 use fantoccini::{Client, ClientBuilder, Locator};

@@ -1,6 +1,6 @@
 //! The command line, run as a user would: perft, moves, show, and errors on bad input.
 
-mod support;
+use crate::support;
 use support::{kroon, stdout, text, value};
 
 use std::process::Output;

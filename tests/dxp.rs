@@ -2,7 +2,7 @@
 //! peer sends bad input, a back request and a second connection to a running server, which must
 //! survive all of it; pydraughts' DXPEngine drives a Kroon server through whole games.
 
-mod support;
+use crate::support;
 use support::material::gives_away;
 use support::pydraughts;
 

@@ -1,7 +1,7 @@
 //! Endgame tables through the real binary: `kroon egdb build | probe | info`, and the search
 //! using them in `analyse` and over Hub (`egdb-path`).
 
-mod support;
+use crate::support;
 use support::{kroon, text};
 
 use std::io::{BufRead, BufReader, Write};

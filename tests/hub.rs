@@ -4,7 +4,7 @@
 //! against the rules, in the exact long form. The last test drives the engine with pydraughts'
 //! `HubEngine` through a whole game (tests/interop/hub_pydraughts.py).
 
-mod support;
+use crate::support;
 use support::pydraughts;
 
 use kroon_protocol::hub::numbering::{read_move, write_move};

@@ -2,7 +2,7 @@
 //! over positions from seeded random games. `KROON_DIFF_POSITIONS` sets the count (20,000 in
 //! scripts/diff-pydraughts.sh). Needs python3 with pydraughts (`.ci/run` installs it).
 
-mod support;
+use crate::support;
 use support::pydraughts;
 
 use std::process::Command;

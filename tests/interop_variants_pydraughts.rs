@@ -13,7 +13,7 @@
 //!
 //! Needs python3 with pydraughts (`.ci/run` installs it).
 
-mod support;
+use crate::support;
 use support::pydraughts;
 
 use kroon_rules::movegen::generate_for;

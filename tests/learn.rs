@@ -1,7 +1,7 @@
 //! The learning pipeline through the real binary: `kroon selfplay` writes games, `kroon train`
 //! fits weights to them, and the engine plays with those weights or refuses a damaged file.
 
-mod support;
+use crate::support;
 use support::{kroon, text, TempDir};
 
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! referee, and one match with the real `kroon hub`. Each run is checked through the PDN file and
 //! the `--results-json` file, and is killed if it outlives a watchdog.
 
-mod support;
+use crate::support;
 use support::pydraughts;
 
 use serde_json::Value;

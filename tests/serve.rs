@@ -1,7 +1,7 @@
 //! `kroon serve` through the real binary: the page and its API answer, bad input of every kind
 //! gets an error answer while the server keeps serving, and the engine's WebSocket pushes lines.
 
-mod support;
+use crate::support;
 
 use futures_util::{SinkExt, StreamExt};
 use kroon_rules::{parse_fen, parse_hub_move, Variant};

@@ -12,8 +12,8 @@
 //!   `wait`; stdout carries Hub lines only, and a last search still ends in a legal move.
 //!
 //! The randomness is a seeded xorshift; the seed is printed, and `KROON_SOAK_SEED` replays a run.
-//! The figures (counts, times, memory) go to stderr: `cargo test --release --test soak --
-//! --nocapture` shows them.
+//! The figures (counts, times, memory) go to stderr: `cargo test --release -p kroon --test
+//! end_to_end -- soak:: --nocapture` shows them.
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};

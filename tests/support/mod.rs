@@ -1,9 +1,6 @@
 //! What the end-to-end tests share: running the binary, scratch directories that remove
 //! themselves, reading `key value` lines from its output, and the one skip policy ([`skip`]).
 
-// Each test file uses a part of this module; the rest would be dead code in that file's crate.
-#![allow(dead_code)]
-
 pub mod material;
 pub mod pydraughts;
 pub mod server;
@@ -53,10 +50,6 @@ impl TempDir {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create the scratch directory");
         TempDir(dir)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
     }
 
     /// A path inside the directory.

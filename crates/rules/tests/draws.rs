@@ -2,7 +2,7 @@
 //! against king, 2 moves; no 25-move rule) and of Russian and Brazilian (FMJD-64 rules 7.2.4-7.2.8,
 //! as lidraughts implements them).
 
-mod common;
+use crate::common;
 
 use common::walk_kings;
 use kroon_rules::{endgame_rule, parse_fen, DrawReason, EndgameRule, Game, Outcome, Variant};

@@ -1,6 +1,6 @@
 //! Rule tests, one per FMJD article they pin down, each with the exact legal set.
 
-mod common;
+use crate::common;
 
 use common::walk_kings;
 use kroon_rules::{

@@ -1,8 +1,7 @@
 //! Search behaviour: determinism on one thread, legal answers from random positions, stop and
 //! ponder, the draw rules and win distances.
 
-#[path = "../../../tests/support/material.rs"]
-mod material;
+use crate::material;
 
 use kroon_rules::{parse_fen, Game, Position, Variant};
 use kroon_search::{score, Engine, Event, Limits, SearchRequest};

@@ -3,8 +3,8 @@
 //! table under a node budget; the test counts how many key moves the search finds and fails when
 //! that count drops below a threshold measured on this suite.
 //!
-//! Run with `cargo test --release -p kroon-search --test tactics -- --nocapture` to see the
-//! per-position report. `KROON_TACTICS_NODES=n` overrides the node budget (for measuring).
+//! Run with `cargo test --release -p kroon-search --test integration -- tactics:: --nocapture` to
+//! see the per-position report. `KROON_TACTICS_NODES=n` overrides the node budget (for measuring).
 
 use kroon_rules::{notation, parse_fen, parse_move, Colour, Move, Position, Variant};
 use kroon_search::{Engine, Eval, Limits, SearchRequest};
