@@ -10,9 +10,10 @@ use kroon_search::{score, Engine, Limits, SearchRequest};
 use std::collections::HashSet;
 
 /// Makes `count` balanced openings for `variant`: random games of 4 or 6 plies (2 or 3 moves)
-/// from the initial position, each kept when its position is new, has no capture
-/// pending, and a `depth` search of Kroon's scores it within `max_score` men of equal. Deterministic for a `seed`. One PDN
-/// line each, with the score and depth as a comment; `progress` hears each one kept.
+/// from the initial position, each kept when its position is new, has no capture pending, and a
+/// `depth` search of Kroon's scores it within `max_score` men of equal. Deterministic for a
+/// `seed`. One PDN line each, with the score and depth as a comment; `progress` hears each one
+/// kept.
 #[must_use]
 pub fn generate(
     variant: Variant,
