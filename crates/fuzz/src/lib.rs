@@ -231,9 +231,9 @@ pub fn dxp_message(data: &[u8]) {
 /// The settings file: what reads writes back (as TOML) to text that reads the same.
 pub fn settings(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    if let Ok(config) = kroon::config::Config::parse(&text) {
+    if let Ok(config) = kroon_settings::Config::parse(&text) {
         let again = toml::to_string(&config).expect("settings always serialize");
-        let back = kroon::config::Config::parse(&again).expect("written settings read back");
+        let back = kroon_settings::Config::parse(&again).expect("written settings read back");
         assert_eq!(back, config, "{text:?} wrote {again:?}");
     }
 }

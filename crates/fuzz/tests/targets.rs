@@ -155,7 +155,7 @@ fn seeds_are_mostly_valid_input() {
     }
     for text in seeds("settings") {
         let text = String::from_utf8(text).unwrap();
-        assert!(kroon::config::Config::parse(&text).is_ok(), "{text:?}");
+        assert!(kroon_settings::Config::parse(&text).is_ok(), "{text:?}");
     }
     assert!(kroon_search::Weights::from_bytes(&seeds("weights")[0]).is_ok());
     for file in seeds("pdn") {

@@ -4,10 +4,10 @@
 use crate::evaluation;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use kroon::config::Config;
 use kroon_book::{Book, BuildOptions};
 use kroon_rules::{notation, parse_fen, Position, Variant};
 use kroon_search::{score, BookPlay, Limits};
+use kroon_settings::Config;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

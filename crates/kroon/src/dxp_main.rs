@@ -4,7 +4,6 @@
 //! the match score; it is written on its own thread, so that the server never waits for it.
 
 use anyhow::{bail, Context, Result};
-use kroon::config::Config;
 use kroon_protocol::dxp::net;
 use kroon_protocol::dxp::pdn;
 use kroon_protocol::dxp::session::{
@@ -14,6 +13,7 @@ use kroon_protocol::dxp::session::{
 use kroon_protocol::dxp::AcceptCode;
 use kroon_rules::{parse_fen, Variant};
 use kroon_search::Engine;
+use kroon_settings::Config;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::mpsc;

@@ -3,12 +3,12 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use kroon::config::Config;
 use kroon_egdb::build::{self, Plan, Progress, Stage};
 use kroon_egdb::search::SearchTables;
 use kroon_egdb::{Material, Tables};
 use kroon_rules::{parse_fen, Variant};
 use kroon_search::EndgameTables;
+use kroon_settings::Config;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -2,9 +2,9 @@
 //! weights at hand (a weights file, or those embedded in the binary).
 
 use anyhow::{Context, Result};
-use kroon::config::Config;
 use kroon_rules::Variant;
 use kroon_search::{Eval, EvalKind, Weights};
+use kroon_settings::Config;
 use std::path::Path;
 use std::sync::Arc;
 

@@ -3,9 +3,9 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use kroon::config::Config;
 use kroon_rules::Variant;
 use kroon_search::Limits;
+use kroon_settings::Config;
 use std::time::Duration;
 
 /// The engine's threads and table.

@@ -4,11 +4,11 @@
 //! carries protocol lines only, one whole line per write.
 
 use anyhow::{Context, Result};
-use kroon::config::Config;
 use kroon_protocol::hub::line::read_line;
 use kroon_protocol::hub::{Flow, Identity, Session, Settings, WriterSink};
 use kroon_rules::Variant;
 use kroon_search::EndgameTables;
+use kroon_settings::Config;
 use std::path::Path;
 use std::sync::mpsc;
 use std::sync::{Arc, OnceLock};

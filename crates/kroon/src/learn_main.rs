@@ -4,9 +4,9 @@
 use crate::evaluation;
 use anyhow::{Context, Result};
 use clap::Args;
-use kroon::config::Config;
 use kroon_learn::{selfplay, train};
 use kroon_search::eval::pattern;
+use kroon_settings::Config;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -28,7 +28,7 @@ mod source;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use kroon::{annotate, config};
+use kroon::annotate;
 use kroon_rules::{divide, notation, parse_fen, Duplicates, Position, Variant};
 use kroon_search::Limits;
 use std::io::{BufRead, Write};
@@ -251,7 +251,11 @@ struct EvalArgs {
 }
 
 impl EvalArgs {
-    fn resolve(&self, config: &config::Config, variant: Variant) -> Result<kroon_search::Eval> {
+    fn resolve(
+        &self,
+        config: &kroon_settings::Config,
+        variant: Variant,
+    ) -> Result<kroon_search::Eval> {
         evaluation::for_variant(
             config,
             self.eval.as_deref(),
@@ -290,7 +294,7 @@ fn main() -> std::process::ExitCode {
 
 fn run() -> Result<()> {
     let cli = Cli::parse();
-    let config = config::Config::load(cli.config.as_deref())?;
+    let config = kroon_settings::Config::load(cli.config.as_deref())?;
     logging::init(&config.log.level, &config.log.file)?;
     match cli.command {
         Command::Perft {

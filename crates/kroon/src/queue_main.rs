@@ -4,9 +4,9 @@
 use crate::{bench, evaluation};
 use anyhow::{Context, Result};
 use clap::Args;
-use kroon::config::Config;
 use kroon_queue::record::{plain_name, Build};
 use kroon_queue::{link, worker};
+use kroon_settings::Config;
 use std::sync::Arc;
 use std::time::Duration;
 

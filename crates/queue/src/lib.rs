@@ -10,13 +10,21 @@
 //!   `kroon_match::remote`.
 //! - `status`: what a queue holds, for `kroon queue-status`.
 //!
+//! Without its `client` feature (on by default) the crate is `record` alone.
+//!
 //! The search, rules and tables crates know nothing of this one.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "client")]
 pub mod egdb;
+#[cfg(feature = "client")]
 pub mod link;
+#[cfg(feature = "client")]
 pub mod matches;
 pub mod record;
+#[cfg(feature = "client")]
 pub mod selfplay;
+#[cfg(feature = "client")]
 pub mod status;
+#[cfg(feature = "client")]
 pub mod worker;

@@ -1,5 +1,6 @@
-//! Settings: the embedded `engine.toml`, then a user file, then command-line flags, merged as TOML
-//! tables and deserialized once.
+//! Kroon's settings: the embedded `engine.toml`, then a user file, then command-line flags, merged
+//! as TOML tables and deserialized once. A library of its own so that its reader is fuzzed and
+//! tested without the binary.
 
 // A reader of outside input: bad bytes must come back as errors, so no panicking shortcuts.
 #![cfg_attr(
