@@ -493,8 +493,9 @@ fn play_on_against_claims(
 fn drawn_endings_are_claimed_then_played_on_without_giving_pieces_away() {
     // Two endings Kroon once lost against an engine whose arbiter counted the FMJD 6.3/6.4
     // draws otherwise: Kroon claims the draw when its count ends, and when the game goes on it
-    // keeps its pieces and loses nothing.
-    let (_server, addr) = Kroon::server("Server", &["--move-time", "0.05"]);
+    // keeps its pieces and loses nothing. A node budget rather than a move time, so that the
+    // games repeat exactly however loaded the machine is.
+    let (_server, addr) = Kroon::server("Server", &["--move-nodes", "100000", "--egdb", "none"]);
     for (fen, kroon) in [
         ("W:W6,K21,35:BK25", DxpColour::White),
         ("W:WK43:B1,24,K48", DxpColour::Black),

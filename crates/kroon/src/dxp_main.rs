@@ -75,6 +75,11 @@ pub struct DxpArgs {
     /// Think at most this long per move, in seconds, even when the clock allows more.
     #[arg(long, value_name = "SECONDS")]
     move_time: Option<f64>,
+    /// Search about this many nodes per move instead of by time: games that repeat on one thread
+    /// (the clocks still run).
+    #[arg(long, value_name = "NODES", conflicts_with = "move_time",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    move_nodes: Option<u64>,
 }
 
 /// Kroon's results, from its side.
@@ -231,6 +236,7 @@ pub fn run(args: DxpArgs, config: &Config) -> Result<()> {
         role,
         idle_timeout: Duration::from_secs(args.idle_timeout),
         move_time,
+        move_nodes: args.move_nodes,
         end_grace: DEFAULT_END_GRACE,
         first_move_delay: DEFAULT_FIRST_MOVE_DELAY,
     };

@@ -146,6 +146,9 @@ pub struct SessionConfig {
     pub idle_timeout: Duration,
     /// Upper bound on the thinking time per move (the clock still applies when it allows less).
     pub move_time: Option<Duration>,
+    /// Search about this many nodes per move instead of by time (repeatable games on one thread);
+    /// the clocks still run and are still reported to the peer.
+    pub move_nodes: Option<u64>,
     /// Wait for the peer's game end, or its echo, at the end of a game.
     pub end_grace: Duration,
     /// Pause between a game accept and Kroon's first move.
@@ -163,6 +166,7 @@ impl SessionConfig {
             role,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             move_time: None,
+            move_nodes: None,
             end_grace: DEFAULT_END_GRACE,
             first_move_delay: DEFAULT_FIRST_MOVE_DELAY,
         }
@@ -1015,7 +1019,10 @@ where
     /// the game (a game end, a back request, a move out of turn...) stops the search and is
     /// returned; its move is then thrown away.
     async fn think(&mut self, t: &mut Table) -> Result<Option<InGame>, SessionError> {
-        let limits = t.limits(self.cfg.move_time);
+        let limits = match self.cfg.move_nodes {
+            Some(nodes) => Limits::Nodes(nodes),
+            None => t.limits(self.cfg.move_time),
+        };
         debug!(game = t.number, ?limits, "thinking");
         let (tx, mut rx) = oneshot::channel();
         self.player.go(t.game.clone(), limits, tx);
