@@ -793,6 +793,16 @@ fn a_table_build_on_two_workers(name: &str, slices: &str, count: usize, shared: 
     let names: Vec<&String> = expected.iter().map(|f| &f.0).collect();
     assert_eq!(expected.len(), count, "{names:?}");
 
+    // What a job run twice leaves in incoming/ (another worker's copy of a pair, or a file cut
+    // short): the producer removes it at the end, and leaves other files alone.
+    let incoming = there.join("incoming");
+    let left = [format!("{slices}.gone.kdb"), format!("{slices}.gone.part")];
+    if shared {
+        std::fs::create_dir_all(&incoming).unwrap();
+        for f in left.iter().chain([&"notes.txt".to_owned()]) {
+            std::fs::write(incoming.join(f), b"left over").unwrap();
+        }
+    }
     let producer = egdb_build(slices, &there, Some(&redis.url()), shared);
     let there_text = there.to_str().unwrap();
     let shared_dir: &[&str] = if shared {
@@ -812,6 +822,14 @@ fn a_table_build_on_two_workers(name: &str, slices: &str, count: usize, shared: 
         said.contains(&format!("built {} slices on the queue", expected.len())),
         "{said}"
     );
+    if shared {
+        let mut now: Vec<String> = std::fs::read_dir(&incoming)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        now.sort();
+        assert_eq!(now, ["notes.txt"], "incoming/ after the build");
+    }
     let built = table_files(&there);
     assert_eq!(built.iter().map(|f| &f.0).collect::<Vec<_>>(), names);
     assert!(

@@ -382,7 +382,42 @@ pub fn produce(
     // The slices stay on Redis only while the build needs them.
     let keys: Vec<String> = placed.iter().map(|&s| slice_key(&run, s)).collect();
     link.run(|con| redis::cmd("DEL").arg(&keys).query::<()>(con))?;
+    if shared {
+        let removed = clear_incoming(dir, &placed);
+        if removed > 0 {
+            tracing::info!("removed {removed} files left in incoming/ by jobs run twice");
+        }
+    }
     Ok(summary)
+}
+
+/// Removes what jobs run twice (taken over from a worker that seemed silent) left in `dir`'s
+/// `incoming/`, once every slice of the build is in place: the files named after one of
+/// `slices` (`SLICE.TAG.kdb`, or `.part` when cut short). Other files are left alone, and the
+/// folder goes when empty. Returns how many files it removed.
+fn clear_incoming(dir: &Path, slices: &BTreeSet<Material>) -> usize {
+    let incoming = dir.join(INCOMING);
+    let Ok(entries) = std::fs::read_dir(&incoming) else {
+        return 0;
+    };
+    let names: BTreeSet<String> = slices.iter().map(ToString::to_string).collect();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some((slice, rest)) = file.to_str().and_then(|f| f.split_once('.')) else {
+            continue;
+        };
+        let ours = names.contains(slice)
+            && Path::new(rest)
+                .extension()
+                .is_some_and(|e| e == "kdb" || e == "part");
+        if ours && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    // Only when empty; a late worker makes it again.
+    let _ = std::fs::remove_dir(&incoming);
+    removed
 }
 
 /// The files of the pair of `m` in a result's data, each checked: its header, its checksum, and
