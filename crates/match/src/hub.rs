@@ -17,7 +17,7 @@ use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// How to start a Hub engine.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HubLaunch {
     /// Program and arguments.
     pub argv: Vec<String>,

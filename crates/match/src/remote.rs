@@ -420,14 +420,41 @@ impl EngineBook {
     }
 }
 
-/// Plays a pair on this machine: the first engine with White, then with Black. `Ok(None)` when
-/// `stop` was set during a game.
+/// Engines a worker keeps running from one pair to the next, as a local match keeps them from one
+/// game to the next: starting two processes for every pair was most of what a queued pair cost
+/// over a local one.
+#[derive(Default)]
+pub struct EnginePool(Vec<(HubLaunch, HubEngine)>);
+
+impl EnginePool {
+    /// At most this many engines kept: a worker of one match needs two.
+    const KEEP: usize = 4;
+
+    /// A running engine started as `launch`, if one is kept.
+    fn take(&mut self, launch: &HubLaunch) -> Option<HubEngine> {
+        let i = self.0.iter().position(|(l, _)| l == launch)?;
+        Some(self.0.remove(i).1)
+    }
+
+    /// Keeps `engine` for a later pair; the engine kept longest goes when there are too many.
+    fn keep(&mut self, launch: HubLaunch, engine: HubEngine) {
+        if self.0.len() >= Self::KEEP {
+            self.0.remove(0);
+        }
+        self.0.push((launch, engine));
+    }
+}
+
+/// Plays a pair on this machine: the first engine with White, then with Black, with engines from
+/// `kept` where it has them (and they go back there after the pair). `Ok(None)` when `stop` was
+/// set during a game.
 ///
 /// # Errors
 /// The task is malformed, or names an engine the book lacks.
 pub fn play_pair(
     task: &PairTask,
     book: &EngineBook,
+    kept: &mut EnginePool,
     stop: &AtomicBool,
 ) -> Result<Option<Vec<GameRecord>>> {
     let (variant, opening) = task.check()?;
@@ -437,7 +464,7 @@ pub fn play_pair(
         book.launch(&task.second, variant, startup)?,
     ];
     let settings = task.settings(variant);
-    let mut pool: [Option<HubEngine>; 2] = [None, None];
+    let mut pool: [Option<HubEngine>; 2] = [kept.take(&launches[0]), kept.take(&launches[1])];
     let mut records = Vec::new();
     for (white, black) in [(0, 1), (1, 0)] {
         let mut forfeit = None;
@@ -470,6 +497,11 @@ pub fn play_pair(
             }
         }
         records.push(GameRecord::new(&opening, &played));
+    }
+    for (launch, engine) in launches.into_iter().zip(pool) {
+        if let Some(engine) = engine {
+            kept.keep(launch, engine);
+        }
     }
     Ok(Some(records))
 }

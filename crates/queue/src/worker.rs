@@ -15,6 +15,7 @@ use crate::link::{add_job, keys, Link};
 use crate::record::{self, Build, Job, JobResult, Outcome, Task};
 use crate::selfplay::{self, EngineSlot, Playing};
 use anyhow::Result;
+use kroon_match::remote::EnginePool;
 use kroon_rules::{Position, Variant};
 use kroon_search::{Eval, EvalKind};
 use parking_lot::Mutex;
@@ -243,8 +244,7 @@ fn consume(shared: &Shared, t: usize) -> Result<()> {
     let o = &shared.options;
     let consumer = format!("{}/{t}", o.name);
     let mut link = Link::open(&o.url, Arc::clone(&shared.stop.abort))?;
-    let mut engine = EngineSlot::default();
-    let mut openings: HashMap<Variant, Vec<Position>> = HashMap::new();
+    let mut kept = Kept::default();
     let mut idle_since = Instant::now();
     loop {
         if shared.stop.finish.load(Ordering::Relaxed) {
@@ -274,15 +274,7 @@ fn consume(shared: &Shared, t: usize) -> Result<()> {
             job: String::new(),
             since_ms: now_ms(),
         });
-        let r = handle(
-            shared,
-            &mut link,
-            &consumer,
-            &taken,
-            &mut engine,
-            &mut openings,
-            t,
-        );
+        let r = handle(shared, &mut link, &consumer, &taken, &mut kept, t);
         *shared
             .current
             .lock()
@@ -407,14 +399,24 @@ fn post(link: &mut Link, result: &JobResult, data: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// What a worker thread keeps from one job to the next.
+#[derive(Default)]
+struct Kept {
+    /// The self-play search engine.
+    search: EngineSlot,
+    /// The match engines' processes.
+    engines: EnginePool,
+    /// The openings, by variant.
+    openings: HashMap<Variant, Vec<Position>>,
+}
+
 /// Runs one job and answers it.
 fn handle(
     shared: &Shared,
     link: &mut Link,
     consumer: &str,
     taken: &Taken,
-    engine: &mut EngineSlot,
-    openings: &mut HashMap<Variant, Vec<Position>>,
+    kept: &mut Kept,
     t: usize,
 ) -> Result<()> {
     let o = &shared.options;
@@ -453,10 +455,11 @@ fn handle(
             let shared = o.shared_dir.as_deref();
             return crate::egdb::play(link, &job.run, task, &scratch, shared).map(|d| Some((d, 2)));
         }
-        run_job(o, &job, engine, openings, &shared.stop.abort)
+        run_job(o, &job, kept, &shared.stop.abort)
     }))
     .unwrap_or_else(|panic| {
-        *engine = EngineSlot::default();
+        kept.search = EngineSlot::default();
+        kept.engines = EnginePool::default();
         let text = panic
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
@@ -565,8 +568,7 @@ fn check_build(o: &Options, job: &Build, variant: Variant) -> Result<Eval> {
 fn run_job(
     o: &Options,
     job: &Job,
-    engine: &mut EngineSlot,
-    openings: &mut HashMap<Variant, Vec<Position>>,
+    kept: &mut Kept,
     abort: &AtomicBool,
 ) -> Result<Option<(Vec<u8>, u64)>> {
     match &job.task {
@@ -576,14 +578,14 @@ fn run_job(
                 .parse()
                 .map_err(|_| anyhow::anyhow!("unknown variant {}", task.variant))?;
             let eval = check_build(o, &job.build, variant)?;
-            let openings = match openings.entry(variant) {
+            let openings = match kept.openings.entry(variant) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => {
                     e.insert((o.openings_for)(variant)?)
                 }
             };
             let with = Playing { eval, openings };
-            selfplay::play(task, &with, engine, abort)
+            selfplay::play(task, &with, &mut kept.search, abort)
         }
         Task::Egdb(_) => anyhow::bail!("a table job is run by handle"),
         Task::Match(task) => {
@@ -593,12 +595,14 @@ fn run_job(
                 anyhow::bail!("this worker has no engines file (kroon worker --engines FILE)");
             };
             Ok(
-                kroon_match::remote::play_pair(task, book, abort)?.map(|games| {
-                    (
-                        serde_json::to_vec(&games).unwrap_or_default(),
-                        games.len() as u64,
-                    )
-                }),
+                kroon_match::remote::play_pair(task, book, &mut kept.engines, abort)?.map(
+                    |games| {
+                        (
+                            serde_json::to_vec(&games).unwrap_or_default(),
+                            games.len() as u64,
+                        )
+                    },
+                ),
             )
         }
     }
