@@ -1120,3 +1120,37 @@ fn a_server_that_checks_client_certificates_takes_only_its_own() {
     drop(redis);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_worker_told_to_finish_while_the_server_is_away_exits() {
+    // Between jobs a worker holds nothing, so the first SIGTERM ends it even while it waits for
+    // a server that has gone away, rather than retrying until a second signal.
+    let Some(bin) = server() else { return };
+    let d = temp_dir("finish-away");
+    let mut redis = Redis::start(bin, &d);
+    let mut worker = Worker::start(&redis.url(), "away");
+    worker.wait_for("threads, bench");
+    let mut server = redis.child.take().unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    // "connection lost ...; reconnecting" or "cannot connect ...; retrying", by where it was.
+    worker.wait_for("with back-off");
+    let _ = Command::new("kill")
+        .args(["-TERM", &worker.child.id().to_string()])
+        .status();
+    let asked = Instant::now();
+    let status = loop {
+        if let Some(status) = worker.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            asked.elapsed() < Duration::from_secs(30),
+            "the worker still runs 30 s after SIGTERM: {:?}",
+            worker.lines_so_far()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}: {:?}", worker.lines_so_far());
+    drop(redis);
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -282,6 +282,19 @@ impl Link {
     /// The server refused the command, or the abort flag was set while waiting.
     pub fn run<T>(
         &mut self,
+        f: impl FnMut(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T> {
+        self.run_unless(None, f)
+    }
+
+    /// As [`Link::run`], and gives up waiting for the server once `stop` is set too: for a caller
+    /// that holds nothing the server must still hear of (a worker between jobs, told to finish).
+    ///
+    /// # Errors
+    /// As [`Link::run`].
+    pub fn run_unless<T>(
+        &mut self,
+        stop: Option<&AtomicBool>,
         mut f: impl FnMut(&mut redis::Connection) -> redis::RedisResult<T>,
     ) -> Result<T> {
         let mut backoff = Duration::from_millis(100);
@@ -319,7 +332,7 @@ impl Link {
                         tracing::warn!("queue {}: {what} ({e}); {then} with back-off", self.shown);
                         warned = true;
                     }
-                    self.wait(&mut backoff)?;
+                    self.wait(&mut backoff, stop)?;
                 }
                 Err(e) => return Err(anyhow::anyhow!("queue {}: {e}", self.shown)),
             }
@@ -353,11 +366,12 @@ impl Link {
         Ok(con)
     }
 
-    fn wait(&self, backoff: &mut Duration) -> Result<()> {
+    fn wait(&self, backoff: &mut Duration, stop: Option<&AtomicBool>) -> Result<()> {
         // Sleep in short steps so that an abort is seen promptly.
         let mut left = *backoff;
         while !left.is_zero() {
-            if self.abort.load(Ordering::Relaxed) {
+            if self.abort.load(Ordering::Relaxed) || stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            {
                 anyhow::bail!("queue {}: gave up waiting for the server", self.shown);
             }
             let step = left.min(Duration::from_millis(50));

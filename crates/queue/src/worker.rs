@@ -221,8 +221,9 @@ fn heartbeat(shared: &Shared, all_done: &AtomicBool) {
                     }
                 }
                 // A heartbeat that cannot get through is retried at the next beat; the link's
-                // back-off would hold up the others.
-                if let Err(e) = link.run(|con| pipe.query::<()>(con)) {
+                // back-off would hold up the others. It waits for the server no longer than the
+                // jobs it stands for.
+                if let Err(e) = link.run_unless(Some(all_done), |con| pipe.query::<()>(con)) {
                     tracing::debug!("heartbeat: {e:#}");
                 }
             }
@@ -256,7 +257,13 @@ fn consume(shared: &Shared, t: usize) -> Result<()> {
         if o.idle_exit.is_some_and(|d| idle_since.elapsed() >= d) {
             break;
         }
-        let Some(taken) = take(&mut link, &consumer, o.visibility)? else {
+        let taken = match take(&mut link, &consumer, o.visibility, &shared.stop.finish) {
+            Ok(taken) => taken,
+            // Told to finish while waiting for the server: no job at hand, nothing owed.
+            Err(_) if shared.stop.finish.load(Ordering::Relaxed) => break,
+            Err(e) => return Err(e),
+        };
+        let Some(taken) = taken else {
             continue;
         };
         if o.max_jobs > 0 && shared.jobs_taken.fetch_add(1, Ordering::Relaxed) >= o.max_jobs {
@@ -287,8 +294,14 @@ fn consume(shared: &Shared, t: usize) -> Result<()> {
 }
 
 /// A stale job (its worker silent for `visibility`), else a new one; `None` after a second's wait.
-fn take(link: &mut Link, consumer: &str, visibility: Duration) -> Result<Option<Taken>> {
-    let claimed: redis::streams::StreamAutoClaimReply = link.run(|con| {
+/// While the server is away it gives up once `finish` is set: the worker holds no job yet.
+fn take(
+    link: &mut Link,
+    consumer: &str,
+    visibility: Duration,
+    finish: &AtomicBool,
+) -> Result<Option<Taken>> {
+    let claimed: redis::streams::StreamAutoClaimReply = link.run_unless(Some(finish), |con| {
         redis::cmd("XAUTOCLAIM")
             .arg(keys::JOBS)
             .arg(keys::GROUP)
@@ -321,7 +334,7 @@ fn take(link: &mut Link, consumer: &str, visibility: Duration) -> Result<Option<
             deliveries,
         }));
     }
-    let read: Option<redis::streams::StreamReadReply> = link.run(|con| {
+    let read: Option<redis::streams::StreamReadReply> = link.run_unless(Some(finish), |con| {
         redis::cmd("XREADGROUP")
             .arg("GROUP")
             .arg(keys::GROUP)
