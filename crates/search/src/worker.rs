@@ -1,6 +1,7 @@
 //! One search thread: iterative deepening, principal-variation search and quiescence.
 
-use crate::eval::Eval;
+use crate::eval::pattern::WindowIndices;
+use crate::eval::{Eval, Weights};
 use crate::score::{from_tt, is_decisive, to_tt, INF, WIN};
 use crate::smp::Shared;
 use crate::tables::{self, EndgameTables, TableProbe, TableValue};
@@ -122,6 +123,10 @@ pub struct Worker<'a> {
     table_pieces: u32,
     /// Evaluations of recent positions (see `cached_evaluation`).
     eval_cache: Box<[u64]>,
+    /// The learned weights, when they evaluate this search's variant.
+    learned: Option<&'a Weights>,
+    /// With `learned`: the window states of the position at each ply, kept move by move.
+    windows: Vec<WindowIndices>,
     /// Whether searches store into the table: not while multi-PV looks for lines 2 and on, so
     /// that line 1 of every iteration finds the table as the ordinary search would.
     stores: bool,
@@ -159,6 +164,8 @@ impl<'a> Worker<'a> {
             table_pieces: 0,
             stores: true,
             eval_cache: vec![EVAL_CACHE_EMPTY; EVAL_CACHE].into_boxed_slice(),
+            learned: None,
+            windows: vec![WindowIndices::default(); MAX_PLY + 2],
             tuning: shared.tuning,
         }
     }
@@ -204,6 +211,13 @@ impl<'a> Worker<'a> {
         self.frames[0] = root_game.counts;
         self.waived = root_game.waived;
         self.root_material = material(root);
+        self.learned = match self.eval {
+            Eval::Learned(w) if w.variant() == self.variant => Some(w),
+            _ => None,
+        };
+        if let Some(w) = self.learned {
+            self.windows[0] = w.layout().window_indices(root);
+        }
         let mut root_moves = root.legal_moves();
         let mut best = ThreadResult::default();
         if root_moves.is_empty() {
@@ -422,6 +436,9 @@ impl<'a> Worker<'a> {
     fn enter(&mut self, pos: &Position, mv: &Move, child: &Position, ply: usize) {
         self.frames[ply + 1] = self.frames[ply].after(pos, mv, child);
         self.keys.push(child.key());
+        if let Some(w) = self.learned {
+            self.windows[ply + 1] = w.layout().indices_after(&self.windows[ply], pos, mv);
+        }
     }
 
     /// Whether the position at `ply` is drawn by repetition or a counting rule, and by which.
@@ -520,7 +537,7 @@ impl<'a> Worker<'a> {
     /// nothing is a risk (docs/draw-rules.md).
     #[inline]
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
-        let e = self.cached_evaluation(pos);
+        let e = self.cached_evaluation(pos, ply);
         if self.frames[ply].rule.is_none() {
             return e;
         }
@@ -531,13 +548,20 @@ impl<'a> Worker<'a> {
     /// The evaluation of `pos`, from the thread's evaluation cache when it holds the position. An
     /// entry keeps the key's upper 32 bits beside the value; the lower bits choose the slot.
     #[inline]
-    fn cached_evaluation(&mut self, pos: &Position) -> i32 {
+    fn cached_evaluation(&mut self, pos: &Position, ply: usize) -> i32 {
         let key = pos.key();
         let slot = &mut self.eval_cache[key as usize & (EVAL_CACHE - 1)];
         if *slot >> 32 == key >> 32 {
             return *slot as u32 as i32;
         }
-        let e = self.eval.evaluate(pos);
+        let e = match self.learned {
+            Some(w) => {
+                let indices = &self.windows[ply];
+                debug_assert_eq!(*indices, w.layout().window_indices(pos));
+                w.evaluate_indexed(pos, indices)
+            }
+            None => self.eval.evaluate(pos),
+        };
         *slot = (key & !0xFFFF_FFFF) | u64::from(e as u32);
         e
     }
