@@ -608,6 +608,21 @@ impl<'a> Worker<'a> {
             return Ok(alpha0);
         }
         let pv_node = beta - alpha > 1;
+        // The table first: a cut-off there needs no move generated. An entry is stored only at the
+        // end of this function, so a position that the code below ends earlier (no move, or a
+        // verdict of the endgame tables) has none. Where the tables may answer, they still come
+        // first, since they may have been loaded after the entry was stored.
+        let key = pos.key();
+        let entry = if depth > 0 {
+            self.shared.tt.probe(key)
+        } else {
+            None
+        };
+        let cut = entry.and_then(|e| Self::tt_cut(e, pv_node, depth, alpha, beta, ply));
+        let tables_first = ply > 0 && pos.all().count() <= self.table_pieces;
+        if let Some(s) = cut.filter(|_| !tables_first) {
+            return Ok(s);
+        }
         // Staged generation: the captures now; the quiet moves only once no cut-off came first.
         let mut list = std::mem::take(&mut self.lists[ply]);
         movegen::generate_captures(pos, &mut list);
@@ -617,7 +632,7 @@ impl<'a> Worker<'a> {
             return Ok(Self::no_moves_score(pos, ply));
         }
         // A capture pending is no reason to skip the tables: they resolve it themselves.
-        if ply > 0 && pos.all().count() <= self.table_pieces {
+        if tables_first {
             if let Some(probe) = self.tables.as_ref().and_then(|t| t.probe(pos)) {
                 self.lists[ply] = list;
                 return Ok(self.table_score(pos, probe, ply));
@@ -628,26 +643,12 @@ impl<'a> Worker<'a> {
             self.lists[ply] = list;
             return r;
         }
-        let key = pos.key();
-        let entry = self.shared.tt.probe(key);
-        let mut tt_move = 0;
-        let mut static_eval = None;
-        if let Some(e) = entry {
-            tt_move = e.mv;
-            static_eval = (e.eval != NO_EVAL).then_some(e.eval);
-            if !pv_node && i32::from(e.depth) >= depth {
-                let s = from_tt(e.score, ply as i32);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    self.lists[ply] = list;
-                    return Ok(s);
-                }
-            }
+        if let Some(s) = cut {
+            self.lists[ply] = list;
+            return Ok(s);
         }
+        let tt_move = entry.map_or(0, |e| e.mv);
+        let static_eval = entry.and_then(|e| (e.eval != NO_EVAL).then_some(e.eval));
         // Reverse futility: far above beta at low depth with nothing forced, trust the evaluation.
         // It is the one use of the static evaluation here, which is computed only for it.
         let t = self.tuning;
@@ -789,6 +790,29 @@ impl<'a> Worker<'a> {
             );
         }
         Ok(best)
+    }
+
+    /// The score of a table entry that ends the node by itself: deep enough, outside a PV node,
+    /// and a bound on the right side of the window.
+    #[inline]
+    fn tt_cut(
+        e: Entry,
+        pv_node: bool,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Option<i32> {
+        if pv_node || i32::from(e.depth) < depth {
+            return None;
+        }
+        let s = from_tt(e.score, ply as i32);
+        let cut = match e.bound {
+            Bound::Exact => true,
+            Bound::Lower => s >= beta,
+            Bound::Upper => s <= alpha,
+        };
+        cut.then_some(s)
     }
 
     #[allow(clippy::too_many_arguments)]
