@@ -1,6 +1,7 @@
 //! One search thread: iterative deepening, principal-variation search and quiescence.
 
-use crate::eval::Eval;
+use crate::eval::pattern::WindowIndices;
+use crate::eval::{Eval, Weights};
 use crate::score::{from_tt, is_decisive, to_tt, INF, WIN};
 use crate::smp::Shared;
 use crate::tables::{self, EndgameTables, TableProbe, TableValue};
@@ -122,6 +123,10 @@ pub struct Worker<'a> {
     table_pieces: u32,
     /// Evaluations of recent positions (see `cached_evaluation`).
     eval_cache: Box<[u64]>,
+    /// The learned weights, when they evaluate this search's variant.
+    learned: Option<&'a Weights>,
+    /// With `learned`: the window states of the position at each ply, kept move by move.
+    windows: Vec<WindowIndices>,
     /// Whether searches store into the table: not while multi-PV looks for lines 2 and on, so
     /// that line 1 of every iteration finds the table as the ordinary search would.
     stores: bool,
@@ -159,6 +164,8 @@ impl<'a> Worker<'a> {
             table_pieces: 0,
             stores: true,
             eval_cache: vec![EVAL_CACHE_EMPTY; EVAL_CACHE].into_boxed_slice(),
+            learned: None,
+            windows: vec![WindowIndices::default(); MAX_PLY + 2],
             tuning: shared.tuning,
         }
     }
@@ -204,6 +211,13 @@ impl<'a> Worker<'a> {
         self.frames[0] = root_game.counts;
         self.waived = root_game.waived;
         self.root_material = material(root);
+        self.learned = match self.eval {
+            Eval::Learned(w) if w.variant() == self.variant => Some(w),
+            _ => None,
+        };
+        if let Some(w) = self.learned {
+            self.windows[0] = w.layout().window_indices(root);
+        }
         let mut root_moves = root.legal_moves();
         let mut best = ThreadResult::default();
         if root_moves.is_empty() {
@@ -422,6 +436,9 @@ impl<'a> Worker<'a> {
     fn enter(&mut self, pos: &Position, mv: &Move, child: &Position, ply: usize) {
         self.frames[ply + 1] = self.frames[ply].after(pos, mv, child);
         self.keys.push(child.key());
+        if let Some(w) = self.learned {
+            self.windows[ply + 1] = w.layout().indices_after(&self.windows[ply], pos, mv);
+        }
     }
 
     /// Whether the position at `ply` is drawn by repetition or a counting rule, and by which.
@@ -520,7 +537,7 @@ impl<'a> Worker<'a> {
     /// nothing is a risk (docs/draw-rules.md).
     #[inline]
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
-        let e = self.cached_evaluation(pos);
+        let e = self.cached_evaluation(pos, ply);
         if self.frames[ply].rule.is_none() {
             return e;
         }
@@ -531,13 +548,20 @@ impl<'a> Worker<'a> {
     /// The evaluation of `pos`, from the thread's evaluation cache when it holds the position. An
     /// entry keeps the key's upper 32 bits beside the value; the lower bits choose the slot.
     #[inline]
-    fn cached_evaluation(&mut self, pos: &Position) -> i32 {
+    fn cached_evaluation(&mut self, pos: &Position, ply: usize) -> i32 {
         let key = pos.key();
         let slot = &mut self.eval_cache[key as usize & (EVAL_CACHE - 1)];
         if *slot >> 32 == key >> 32 {
             return *slot as u32 as i32;
         }
-        let e = self.eval.evaluate(pos);
+        let e = match self.learned {
+            Some(w) => {
+                let indices = &self.windows[ply];
+                debug_assert_eq!(*indices, w.layout().window_indices(pos));
+                w.evaluate_indexed(pos, indices)
+            }
+            None => self.eval.evaluate(pos),
+        };
         *slot = (key & !0xFFFF_FFFF) | u64::from(e as u32);
         e
     }
@@ -584,6 +608,21 @@ impl<'a> Worker<'a> {
             return Ok(alpha0);
         }
         let pv_node = beta - alpha > 1;
+        // The table first: a cut-off there needs no move generated. An entry is stored only at the
+        // end of this function, so a position that the code below ends earlier (no move, or a
+        // verdict of the endgame tables) has none. Where the tables may answer, they still come
+        // first, since they may have been loaded after the entry was stored.
+        let key = pos.key();
+        let entry = if depth > 0 {
+            self.shared.tt.probe(key)
+        } else {
+            None
+        };
+        let cut = entry.and_then(|e| Self::tt_cut(e, pv_node, depth, alpha, beta, ply));
+        let tables_first = ply > 0 && pos.all().count() <= self.table_pieces;
+        if let Some(s) = cut.filter(|_| !tables_first) {
+            return Ok(s);
+        }
         // Staged generation: the captures now; the quiet moves only once no cut-off came first.
         let mut list = std::mem::take(&mut self.lists[ply]);
         movegen::generate_captures(pos, &mut list);
@@ -593,7 +632,7 @@ impl<'a> Worker<'a> {
             return Ok(Self::no_moves_score(pos, ply));
         }
         // A capture pending is no reason to skip the tables: they resolve it themselves.
-        if ply > 0 && pos.all().count() <= self.table_pieces {
+        if tables_first {
             if let Some(probe) = self.tables.as_ref().and_then(|t| t.probe(pos)) {
                 self.lists[ply] = list;
                 return Ok(self.table_score(pos, probe, ply));
@@ -604,26 +643,12 @@ impl<'a> Worker<'a> {
             self.lists[ply] = list;
             return r;
         }
-        let key = pos.key();
-        let entry = self.shared.tt.probe(key);
-        let mut tt_move = 0;
-        let mut static_eval = None;
-        if let Some(e) = entry {
-            tt_move = e.mv;
-            static_eval = (e.eval != NO_EVAL).then_some(e.eval);
-            if !pv_node && i32::from(e.depth) >= depth {
-                let s = from_tt(e.score, ply as i32);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    self.lists[ply] = list;
-                    return Ok(s);
-                }
-            }
+        if let Some(s) = cut {
+            self.lists[ply] = list;
+            return Ok(s);
         }
+        let tt_move = entry.map_or(0, |e| e.mv);
+        let static_eval = entry.and_then(|e| (e.eval != NO_EVAL).then_some(e.eval));
         // Reverse futility: far above beta at low depth with nothing forced, trust the evaluation.
         // It is the one use of the static evaluation here, which is computed only for it.
         let t = self.tuning;
@@ -765,6 +790,29 @@ impl<'a> Worker<'a> {
             );
         }
         Ok(best)
+    }
+
+    /// The score of a table entry that ends the node by itself: deep enough, outside a PV node,
+    /// and a bound on the right side of the window.
+    #[inline]
+    fn tt_cut(
+        e: Entry,
+        pv_node: bool,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Option<i32> {
+        if pv_node || i32::from(e.depth) < depth {
+            return None;
+        }
+        let s = from_tt(e.score, ply as i32);
+        let cut = match e.bound {
+            Bound::Exact => true,
+            Bound::Lower => s >= beta,
+            Bound::Upper => s <= alpha,
+        };
+        cut.then_some(s)
     }
 
     #[allow(clippy::too_many_arguments)]

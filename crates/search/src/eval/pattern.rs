@@ -21,11 +21,13 @@
 
 use kroon_rules::geometry::{Geometry, DOWN_LEFT, DOWN_RIGHT, OFF};
 use kroon_rules::hash::fnv1a;
-use kroon_rules::{Bitboard, Colour, Position, Variant};
+use kroon_rules::{Bitboard, Colour, Move, Position, Variant};
 use std::sync::LazyLock;
 
 /// Column bands and row pairs of the largest board.
 const MAX_BANDS: usize = 4;
+/// Windows a side scores on the largest board: the lanes of one side in [`WindowIndices`].
+const MAX_WINDOWS: usize = 8;
 
 /// Squares in a window.
 pub const WINDOW_SQUARES: u32 = 8;
@@ -75,6 +77,28 @@ static TERNARY: [u8; 256] = {
     t
 };
 
+/// The state of every window of a position, both sides: lane `w` is White's window `w` (on the
+/// board as it is), lane `8 + w` Black's window `w` (on the board turned round), each as the
+/// window's state, its index into the window's table. A search keeps them move by move
+/// ([`Layout::indices_after`]): a move changes only the windows of the squares it empties or
+/// fills, so the evaluation need not build them from the bitboards at every call.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct WindowIndices([u16; 2 * MAX_WINDOWS]);
+
+impl WindowIndices {
+    /// No man on the board.
+    const NONE: WindowIndices = WindowIndices([0; 2 * MAX_WINDOWS]);
+
+    /// Lane by lane, `self + add - sub` (each lane stays within a window's states).
+    #[inline(always)]
+    fn moved(mut self, add: &WindowIndices, sub: &WindowIndices) -> WindowIndices {
+        for ((x, a), s) in self.0.iter_mut().zip(add.0).zip(sub.0) {
+            *x = x.wrapping_add(a).wrapping_sub(s);
+        }
+        self
+    }
+}
+
 /// Where a visited feature goes: the evaluation adds its weights, the trainer records it.
 pub trait FeatureSink {
     /// Feature `feature` occurs with `value` (its count, or ±1 for a side's pattern).
@@ -106,6 +130,8 @@ pub struct Layout {
     row: [u8; 64],
     /// Field number minus one of each square.
     dense: [u8; 64],
+    /// What a man adds to each window's state, by colour and square (see [`WindowIndices`]).
+    man_states: [[WindowIndices; 64]; 2],
     king_squares: usize,
     patterns: usize,
     features: usize,
@@ -189,13 +215,75 @@ impl Layout {
             column,
             row,
             dense,
+            man_states: [[WindowIndices::NONE; 64]; 2],
             king_squares,
             patterns,
             features,
             fingerprint: 0,
         };
         layout.fingerprint = fnv1a(layout.description().as_bytes());
+        // Digit p of a window's state is 3^p for the scoring side's man on the window's p-th
+        // square and 2 * 3^p for the opponent's. Black's windows lie on the board turned round.
+        for w in 0..layout.windows.len() {
+            let mut power = 1;
+            for s in layout.window_squares(w) {
+                let turned = layout.turned(Bitboard(1 << s)).trailing_zeros() as usize;
+                let s = usize::from(s);
+                let states = &mut layout.man_states;
+                states[0][s].0[w] += power;
+                states[1][s].0[w] += 2 * power;
+                states[1][turned].0[MAX_WINDOWS + w] += power;
+                states[0][turned].0[MAX_WINDOWS + w] += 2 * power;
+                power *= 3;
+            }
+        }
         layout
+    }
+
+    /// The window states of `pos`, from its men.
+    #[must_use]
+    pub fn window_indices(&self, pos: &Position) -> WindowIndices {
+        let mut indices = WindowIndices::NONE;
+        for colour in [Colour::White, Colour::Black] {
+            for sq in pos.pieces(colour) & pos.men() {
+                let add = &self.man_states[colour.index()][usize::from(sq.index())];
+                indices = indices.moved(add, &WindowIndices::NONE);
+            }
+        }
+        indices
+    }
+
+    /// The window states after `mv` is played in `pos`, whose states are `before`: the moving
+    /// man leaves its square (a king or a crowning man is no man on the square it reaches) and
+    /// the men it takes leave theirs.
+    #[inline]
+    #[must_use]
+    pub fn indices_after(
+        &self,
+        before: &WindowIndices,
+        pos: &Position,
+        mv: &Move,
+    ) -> WindowIndices {
+        let us = pos.turn().index();
+        let kings = pos.kings();
+        let mut after = *before;
+        if !kings.has(mv.from) {
+            let states = &self.man_states[us];
+            let to = if mv.promotes {
+                &WindowIndices::NONE
+            } else {
+                &states[usize::from(mv.to.index())]
+            };
+            after = after.moved(to, &states[usize::from(mv.from.index())]);
+        }
+        let taken = mv.captured & !kings;
+        if taken.any() {
+            let states = &self.man_states[1 - us];
+            for sq in taken {
+                after = after.moved(&WindowIndices::NONE, &states[usize::from(sq.index())]);
+            }
+        }
+        after
     }
 
     /// A text that names everything the feature indices depend on; its hash is the fingerprint a
@@ -306,26 +394,57 @@ impl Layout {
     /// Every feature of `pos`, from White's point of view (Black's count negatively).
     #[inline(always)]
     pub fn visit<S: FeatureSink>(&self, pos: &Position, sink: &mut S) {
+        self.visit_with(pos, None, sink);
+    }
+
+    /// [`Self::visit`] with the window states given (those of `pos`, kept move by move).
+    #[inline(always)]
+    pub fn visit_indexed<S: FeatureSink>(
+        &self,
+        pos: &Position,
+        indices: &WindowIndices,
+        sink: &mut S,
+    ) {
+        self.visit_with(pos, Some(indices), sink);
+    }
+
+    /// [`Self::visit`], the windows from `indices` if given, else from the men.
+    #[inline(always)]
+    fn visit_with<S: FeatureSink>(
+        &self,
+        pos: &Position,
+        indices: Option<&WindowIndices>,
+        sink: &mut S,
+    ) {
         let kings = pos.kings();
         let white = pos.pieces(Colour::White);
         let black = pos.pieces(Colour::Black);
         let v = pos.variant();
         let (wm, wk) = ((white & !kings).0, (white & kings).0);
         let (bm, bk) = ((black & !kings).0, (black & kings).0);
-        self.side(v, [wm, wk, bm, bk], 1, sink);
+        let lanes = |offset: usize| indices.map(|ix| &ix.0[offset..offset + MAX_WINDOWS]);
+        self.side(v, [wm, wk, bm, bk], lanes(0), 1, sink);
         // Turning the board round costs a bit reversal; an empty set (kings, mostly) needs none.
         let t = |b: u64| if b == 0 { 0 } else { self.turned(Bitboard(b)) };
-        self.side(v, [t(bm), t(bk), t(wm), t(wk)], -1, sink);
+        self.side(
+            v,
+            [t(bm), t(bk), t(wm), t(wk)],
+            lanes(MAX_WINDOWS),
+            -1,
+            sink,
+        );
         sink.add(TURN, if pos.turn() == Colour::White { 1 } else { -1 });
     }
 
     /// One side's features, on a board where that side plays up the board (towards row 0), as
-    /// White does: `[own men, own kings, opponent men, opponent kings]`.
+    /// White does: `[own men, own kings, opponent men, opponent kings]`; the window states are
+    /// `states` when given (the side's lanes of [`WindowIndices`]).
     #[inline(always)]
     fn side<S: FeatureSink>(
         &self,
         v: Variant,
         [men, kings, opp_men, opp_kings]: [u64; 4],
+        states: Option<&[u16]>,
         sign: i32,
         sink: &mut S,
     ) {
@@ -367,7 +486,10 @@ impl Layout {
         if opp_kings == 0 && men != 0 {
             self.runaway(men, opp_men, sign, sink);
         }
-        self.windows_of(men, opp_men, sign, sink);
+        match states {
+            Some(states) => self.windows_indexed(states, sign, sink),
+            None => self.windows_of(men, opp_men, sign, sink),
+        }
     }
 
     /// King squares and mobility: the empty squares each king reaches in one move, safe or not.
@@ -468,6 +590,21 @@ impl Layout {
             // The lowest bit is on the lowest row: the one nearest to crowning.
             let rows = self.row[free.trailing_zeros() as usize];
             sink.add(RUNAWAY + usize::from(rows.max(1)) - 1, sign);
+        }
+    }
+
+    /// The side's windows from their states.
+    #[inline(always)]
+    fn windows_indexed<S: FeatureSink>(&self, states: &[u16], sign: i32, sink: &mut S) {
+        // A constant count of windows, so that the loop unrolls.
+        let windows = if self.geometry.columns == 10 {
+            MAX_WINDOWS
+        } else {
+            5
+        };
+        debug_assert_eq!(windows, self.windows.len());
+        for (w, &state) in states[..windows].iter().enumerate() {
+            sink.add(self.patterns + w * WINDOW_STATES + usize::from(state), sign);
         }
     }
 
@@ -657,6 +794,52 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn window_states_kept_move_by_move_match_the_board() {
+        for v in [Variant::International, Variant::Frisian, Variant::Russian] {
+            let l = Layout::of(v);
+            let (mut captures, mut crownings, mut king_moves) = (0, 0, 0);
+            for seed in 0..60u64 {
+                let mut pos = Position::initial(v);
+                let mut indices = l.window_indices(&pos);
+                let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                for _ in 0..(seed as usize % 120 + 20) {
+                    // The states the features are made of, against the ones visit finds from
+                    // the bitboards.
+                    let (mut from_board, mut given) = (Collect::default(), Collect::default());
+                    l.visit(&pos, &mut from_board);
+                    l.visit_indexed(&pos, &indices, &mut given);
+                    from_board.0.sort_unstable();
+                    given.0.sort_unstable();
+                    assert_eq!(from_board.0, given.0, "{}", kroon_rules::write_fen(&pos));
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    for mv in &moves {
+                        captures += usize::from(mv.is_capture());
+                        crownings += usize::from(mv.promotes);
+                        king_moves += usize::from(pos.kings().has(mv.from));
+                        assert_eq!(
+                            l.indices_after(&indices, &pos, mv),
+                            l.window_indices(&pos.play(mv)),
+                            "{} {mv:?}",
+                            kroon_rules::write_fen(&pos)
+                        );
+                    }
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let mv = &moves[(x % moves.len() as u64) as usize];
+                    indices = l.indices_after(&indices, &pos, mv);
+                    pos = pos.play(mv);
+                }
+            }
+            // The walks reach every kind of change.
+            assert!(captures > 100 && crownings > 10 && king_moves > 100, "{v}");
         }
     }
 

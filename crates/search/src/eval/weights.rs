@@ -18,7 +18,7 @@
 //! A file for another variant, another layout or another version, a truncated one and one whose
 //! checksum does not match are refused with a [`WeightsError`] that says which.
 
-use super::pattern::{FeatureSink, Layout};
+use super::pattern::{FeatureSink, Layout, WindowIndices};
 use crate::score::WIN_BOUND;
 use kroon_rules::file_header::{self, CHECKSUM_LEN};
 use kroon_rules::{Colour, Position, Variant};
@@ -173,12 +173,33 @@ impl Weights {
     #[must_use]
     #[inline]
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        let mut sum = Sum {
+        let mut sum = self.sum();
+        self.layout.visit(pos, &mut sum);
+        self.score(pos, &sum)
+    }
+
+    /// [`Self::evaluate`] with the window states of `pos` at hand (kept move by move).
+    #[must_use]
+    #[inline]
+    pub fn evaluate_indexed(&self, pos: &Position, indices: &WindowIndices) -> i32 {
+        let mut sum = self.sum();
+        self.layout.visit_indexed(pos, indices, &mut sum);
+        self.score(pos, &sum)
+    }
+
+    /// An empty sum of these weights.
+    #[inline(always)]
+    fn sum(&self) -> Sum<'_> {
+        Sum {
             mg: 0,
             eg: 0,
             values: &self.values,
-        };
-        self.layout.visit(pos, &mut sum);
+        }
+    }
+
+    /// The score for the side to move of the features' sum `sum` of `pos`.
+    #[inline(always)]
+    fn score(&self, pos: &Position, sum: &Sum) -> i32 {
         let stage = i64::from(self.layout.stage(pos));
         let full = i64::from(self.layout.full_stage());
         let blended = i64::from(sum.mg) * stage + i64::from(sum.eg) * (full - stage);
