@@ -514,19 +514,31 @@ fn converted(after: Value) -> Value {
     }
 }
 
+/// The successors of a position inside the pair, for the verification: their slice's encoder and
+/// codes, and room for their indices. The indices are all taken first and then looked up in one
+/// go, so that the lookups (mostly outside the processor's caches) overlap.
+struct Inside<'a> {
+    encoder: Encoder,
+    codes: &'a [u8],
+    indices: Vec<usize>,
+}
+
 /// What position `b` knows alone, or (with `inside`) its exact value from its successors; and
 /// whether it has a capture pending.
 fn examine(
     b: &Board,
     lookup: &Known,
     list: &mut MoveList,
-    mut inside: Option<&mut dyn FnMut(&Board) -> Value>,
+    mut inside: Option<&mut Inside>,
 ) -> Result<(Start, bool), BuildError> {
     let mut best: Option<Value> = None;
     let mut open = 0u8;
     let mut moves = 0u32;
     let mut draw_out = false;
     let mut failure = None;
+    if let Some(inside) = inside.as_mut() {
+        inside.indices.clear();
+    }
     let capture = moves_of(b, list, |child, conversion| {
         moves += 1;
         let v = if conversion {
@@ -542,7 +554,8 @@ fn examine(
                 }
             }
         } else if let Some(inside) = inside.as_mut() {
-            inside(&child).before()
+            inside.indices.push(inside.encoder.encode(&child) as usize);
+            return;
         } else {
             open += 1;
             return;
@@ -555,6 +568,18 @@ fn examine(
     if moves == 0 {
         return Ok((Start::Settled(Value::Loss(0)), false));
     }
+    if let Some(inside) = inside.as_ref() {
+        // The successor best for the side to move: the highest of `order` over their codes.
+        let best_inside = inside
+            .indices
+            .iter()
+            .map(|&i| inside.codes[i])
+            .max_by_key(|&c| ORDER[usize::from(c)]);
+        if let Some(c) = best_inside {
+            let v = Value::from_code(c).unwrap_or(Value::Draw).before();
+            best = Some(best.map_or(v, |b| better(b, v)));
+        }
+    }
     let start = match best {
         Some(v @ Value::Win(1)) => Start::Settled(v),
         _ if inside.is_some() => Start::Settled(best.unwrap_or(Value::Loss(0))),
@@ -562,6 +587,25 @@ fn examine(
         _ => Start::Open(open + u8::from(draw_out)),
     };
     Ok((start, capture))
+}
+
+/// For each code of a successor, how good a move into it is for the side that makes it: higher
+/// is better, in the order of [`better`] (a successor's loss in fewer plies best, its win in
+/// fewer plies worst).
+static ORDER: [i16; 256] = order();
+
+const fn order() -> [i16; 256] {
+    let mut t = [0i16; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match Value::from_code(c as u8) {
+            Some(Value::Loss(d)) => 1000 - d as i16,
+            Some(Value::Win(d)) => -1000 + d as i16,
+            _ => 0,
+        };
+        c += 1;
+    }
+    t
 }
 
 /// Calls `each(child, conversion)` for every legal move of `b`, with the position after it (seen
@@ -716,17 +760,29 @@ fn parallel<T: Send>(
     progress: &(dyn Fn(Progress) + Sync),
     work: &(dyn Fn(std::ops::Range<usize>) -> Result<T, BuildError> + Sync),
 ) -> Result<Vec<(usize, T)>, BuildError> {
+    parallel_by(len, CHUNK, threads, stage, progress, work)
+}
+
+/// [`parallel`] with chunks of `chunk` items.
+fn parallel_by<T: Send>(
+    len: usize,
+    chunk: usize,
+    threads: usize,
+    stage: Stage,
+    progress: &(dyn Fn(Progress) + Sync),
+    work: &(dyn Fn(std::ops::Range<usize>) -> Result<T, BuildError> + Sync),
+) -> Result<Vec<(usize, T)>, BuildError> {
     let next = AtomicU64::new(0);
     let results = Mutex::new(Vec::new());
     let failure = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
-                let start = next.fetch_add(CHUNK as u64, Ordering::Relaxed) as usize;
+                let start = next.fetch_add(chunk as u64, Ordering::Relaxed) as usize;
                 if start >= len {
                     break;
                 }
-                let range = start..(start + CHUNK).min(len);
+                let range = start..(start + chunk).min(len);
                 let n = range.len() as u64;
                 match work(range) {
                     Ok(t) => results
@@ -751,6 +807,25 @@ fn parallel<T: Send>(
     Ok(out)
 }
 
+/// Buckets the positions settled at one distance fall into, for the un-moving.
+const BUCKETS: usize = 64;
+
+/// The positions settled at one distance, by bucket: (slice of the pair, index).
+type Level = Vec<Vec<(u8, u32)>>;
+
+/// An empty [`Level`].
+fn new_level() -> Level {
+    vec![Vec::new(); BUCKETS]
+}
+
+/// The bucket of a settled position: a mix of the side to move's pieces, which are the other
+/// side's in all its predecessors.
+#[inline]
+fn bucket(b: &Board) -> usize {
+    let own = b.own_men ^ b.own_kings.rotate_left(29);
+    (own.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize
+}
+
 /// Builds a slice and its mirror (`pair` holds one slice when they are the same).
 fn build_pair(
     pair: &[Material],
@@ -765,8 +840,8 @@ fn build_pair(
     let mut codes: Vec<Codes> = Vec::new();
     let mut counts: Vec<Vec<u8>> = Vec::new();
     let mut captures: Vec<Vec<bool>> = Vec::new();
-    // Settled positions by distance: (side, index).
-    let mut levels: Vec<Vec<(u8, u32)>> = vec![Vec::new(), Vec::new()];
+    // Settled positions by distance and bucket: (side, index).
+    let mut levels: Vec<Level> = vec![new_level(), new_level()];
 
     for (s, layout) in layouts.iter().enumerate() {
         let size = layout.size() as usize;
@@ -775,6 +850,8 @@ fn build_pair(
             let mut c = Vec::with_capacity(range.len());
             let mut n = Vec::with_capacity(range.len());
             let mut x = Vec::with_capacity(range.len());
+            // Positions settled at a distance: (distance, bucket, index).
+            let mut settled = Vec::new();
             let mut decoder = Decoder::new(*layout);
             for i in range {
                 let Some(b) = decoder.decode(i as u64) else {
@@ -789,6 +866,9 @@ fn build_pair(
                     Start::Settled(v) => {
                         c.push(v.code().ok_or(BuildError::TooLong(pair[s]))?);
                         n.push(0);
+                        if let Some(d) = v.distance() {
+                            settled.push((d, bucket(&b), i as u32));
+                        }
                     }
                     Start::Open(k) => {
                         c.push(OPEN);
@@ -796,32 +876,31 @@ fn build_pair(
                     }
                 }
             }
-            Ok((c, n, x))
+            Ok((c, n, x, settled))
         })?;
         let mut c = Vec::with_capacity(size);
         let mut n = Vec::with_capacity(size);
         let mut x = Vec::with_capacity(size);
-        for (_, (cc, nn, xx)) in chunks {
+        for (_, (cc, nn, xx, settled)) in chunks {
             c.extend_from_slice(&cc);
             n.extend_from_slice(&nn);
             x.extend_from_slice(&xx);
-        }
-        captures.push(x);
-        for (i, &code) in c.iter().enumerate() {
-            if n[i] == 0 && code != INVALID {
-                if let Some(d) = Value::from_code(code).and_then(Value::distance) {
-                    levels[usize::from(d)].push((s as u8, i as u32));
-                }
+            for (d, k, i) in settled {
+                levels[usize::from(d)][k].push((s as u8, i));
             }
         }
+        captures.push(x);
         codes.push(c);
         counts.push(n);
     }
 
-    // Un-moving, distance by distance. The threads share the codes and counts: a count only
-    // falls, and only the un-move that settles a position (the first from a lost successor, or
-    // the one that takes the count to zero) writes its code, so the values do not depend on the
-    // order the threads go in.
+    // Un-moving, distance by distance. The threads share the codes and counts, but never a
+    // position: the predecessors of a position have the other side's pieces where it has its own
+    // (turned round), so positions of different buckets (which are by the side to move's pieces)
+    // have no predecessor in common, and a bucket is un-moved by one thread. So a count is read
+    // and written in place, and the values do not depend on the threads: a count only falls,
+    // and only the un-move that settles a position (the first from a lost successor, or the one
+    // that takes the count to zero) writes its code.
     let atomic = |v: Vec<Vec<u8>>| -> Vec<Vec<AtomicU8>> {
         v.into_iter()
             .map(|c| c.into_iter().map(AtomicU8::new).collect())
@@ -835,17 +914,18 @@ fn build_pair(
         let win_code = Value::Win(next as u16).code();
         let loss_code = Value::Loss(next as u16).code();
         let (shared, counts, level) = (&shared, &counts, &level);
-        let found = parallel(
+        let found = parallel_by(
             level.len(),
+            1,
             threads,
             Stage::Distance(d as u16),
             progress,
             &|range| {
-                let mut settled = Vec::new();
+                let mut settled = new_level();
                 let mut too_long = None;
                 let mut decoders: Vec<Decoder> = layouts.iter().map(|&l| Decoder::new(l)).collect();
                 let mut encoders: Vec<Encoder> = layouts.iter().map(|&l| Encoder::new(l)).collect();
-                for &(s, q) in &level[range] {
+                for &(s, q) in level[range].iter().flatten() {
                     let s = usize::from(s);
                     let code = shared[s][q as usize].load(Ordering::Relaxed);
                     let win = matches!(Value::from_code(code), Some(Value::Win(_)));
@@ -857,24 +937,20 @@ fn build_pair(
                     unmoves(&b, |pb| {
                         let i = encoder.encode(&pb) as usize;
                         let count = &counts[p][i];
-                        if count.load(Ordering::Relaxed) == 0 {
+                        let left = count.load(Ordering::Relaxed);
+                        if left == 0 {
                             return;
                         }
                         // A predecessor of a win loses a move; of a loss, it wins.
-                        let settles = if win {
-                            count.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
-                                c.checked_sub(1)
-                            }) == Ok(1)
-                        } else {
-                            count.swap(0, Ordering::Relaxed) > 0
-                        };
-                        if !settles {
+                        if win && left > 1 {
+                            count.store(left - 1, Ordering::Relaxed);
                             return;
                         }
+                        count.store(0, Ordering::Relaxed);
                         match if win { loss_code } else { win_code } {
                             Some(c) => {
                                 shared[p][i].store(c, Ordering::Relaxed);
-                                settled.push((p as u8, i as u32));
+                                settled[bucket(&pb)].push((p as u8, i as u32));
                             }
                             None => too_long = Some(BuildError::TooLong(pair[p])),
                         }
@@ -884,13 +960,15 @@ fn build_pair(
             },
         )?;
         for (_, part) in found {
-            if part.is_empty() {
-                continue;
+            for (k, list) in part.into_iter().enumerate() {
+                if list.is_empty() {
+                    continue;
+                }
+                if levels.len() <= next {
+                    levels.resize_with(next + 1, new_level);
+                }
+                levels[next][k].extend(list);
             }
-            if levels.len() <= next {
-                levels.resize_with(next + 1, Vec::new);
-            }
-            levels[next].extend(part);
         }
         d += 1;
     }
@@ -900,9 +978,12 @@ fn build_pair(
         .map(|c| c.into_iter().map(AtomicU8::into_inner).collect())
         .collect();
 
-    // Every position against its successors.
+    // Every position against its successors. A position with a capture pending was settled by
+    // the first pass from the finished slices alone and never written again, so checking it
+    // would repeat that pass's examination exactly: it is left out.
     for (s, layout) in layouts.iter().enumerate() {
         let codes = &codes;
+        let captures = &captures[s];
         let p = other(s);
         let bad = parallel(
             layout.size() as usize,
@@ -913,12 +994,15 @@ fn build_pair(
                 let mut list = MoveList::new();
                 let mut wrong = (0u64, u64::MAX);
                 let mut decoder = Decoder::new(*layout);
-                let mut encoder = Encoder::new(layouts[p]);
-                let mut inside = |b: &Board| {
-                    let i = encoder.encode(b) as usize;
-                    Value::from_code(codes[p][i]).unwrap_or(Value::Draw)
+                let mut inside = Inside {
+                    encoder: Encoder::new(layouts[p]),
+                    codes: &codes[p],
+                    indices: Vec::new(),
                 };
                 for i in range {
+                    if captures[i] {
+                        continue;
+                    }
                     let Some(b) = decoder.decode(i as u64) else {
                         continue;
                     };
