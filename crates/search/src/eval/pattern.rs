@@ -689,6 +689,7 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kroon_rules::hash::SplitMix64;
     use kroon_rules::{parse_fen, Square};
 
     /// A sink that keeps every feature.
@@ -805,7 +806,7 @@ mod tests {
             for seed in 0..60u64 {
                 let mut pos = Position::initial(v);
                 let mut indices = l.window_indices(&pos);
-                let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                let mut rng = SplitMix64(seed);
                 for _ in 0..(seed as usize % 120 + 20) {
                     // The states the features are made of, against the ones visit finds from
                     // the bitboards.
@@ -830,10 +831,7 @@ mod tests {
                             kroon_rules::write_fen(&pos)
                         );
                     }
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let mv = &moves[(x % moves.len() as u64) as usize];
+                    let mv = &moves[rng.below(moves.len())];
                     indices = l.indices_after(&indices, &pos, mv);
                     pos = pos.play(mv);
                 }
