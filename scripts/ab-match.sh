@@ -24,6 +24,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 games=200
 movetime=0.05
 concurrency=2
@@ -32,17 +33,14 @@ a_options=()
 b_tune=()
 while getopts "n:t:N:c:a:b:h" opt; do
     case $opt in
-        n) games=$OPTARG ;;
-        t) movetime=$OPTARG ;;
         N) nodes=$OPTARG ;;
-        c) concurrency=$OPTARG ;;
         a) a_options+=("$OPTARG") ;;
         b) b_tune+=("$OPTARG") ;;
-        *) sed -n '2,22p' "$0"; exit 2 ;;
+        *) match_option "$opt" "${OPTARG:-}" || usage ;;
     esac
 done
 shift $((OPTIND - 1))
-[[ $# -ge 1 ]] || { sed -n '2,22p' "$0"; exit 2; }
+[[ $# -ge 1 ]] || usage
 if [[ $1 == none ]]; then
     patch=none
     name=B

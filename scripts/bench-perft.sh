@@ -3,11 +3,11 @@
 # Prints each run's seconds, the medians and the ratio. usage: scripts/bench-perft.sh [DEPTH] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 depth=${1:-10}; runs=${2:-3}
-command -v dame >/dev/null || python3 -m pip install --quiet dame-rs
+need_dame
 cargo build --release --quiet
 k=target/release/kroon
-median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 kt=(); k2=(); dt=()
 for i in $(seq "$runs"); do
   kt+=("$($k perft --depth "$depth" | awk '/^seconds/{print $2}')")

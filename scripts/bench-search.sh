@@ -5,8 +5,9 @@
 # usage: scripts/bench-search.sh [DEPTH] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 depth=${1:-14}; runs=${2:-3}
-command -v dame >/dev/null || python3 -m pip install --quiet dame-rs
+need_dame
 cargo build --release --quiet
 k=target/release/kroon
 positions=(
@@ -16,7 +17,6 @@ positions=(
   "W:W24,27,30,32,33,35,38,39,40,42,44,47:B4,8,9,10,12,13,14,16,17,19,21,26"
   "W:W25,27,28,30,32,33,34,35,37,38:B12,13,14,16,18,19,21,23,24,26"
 )
-median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 kroon_time() { # fen threads [eval] -> seconds, nodes
   $k analyse --fen "$1" --depth "$depth" --threads "$2" --hash 64 --eval "${3:-learned}" | awk '/^depth/{t=$8; n=$6} END{print t, n}'
 }
