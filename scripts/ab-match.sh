@@ -21,10 +21,7 @@
 #   -- --sprt "elo0=-10 elo1=10", or -- --adjudicate-score 99 to play won endings out.
 # Games are adjudicated (both engines agree on +-3 men for 6 plies, or on a draw for 20 plies after
 # ply 80) so that the clock goes to the positions that decide the result.
-set -euo pipefail
-
-cd "$(dirname "$0")/.."
-source scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 games=200
 movetime=0.05
 concurrency=2

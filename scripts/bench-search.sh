@@ -3,13 +3,10 @@
 # depth from the same positions, single thread, Kroon's own 2-thread time to depth, and Kroon with
 # the hand evaluation (--eval hand) beside its default learned one.
 # usage: scripts/bench-search.sh [DEPTH] [RUNS]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 depth=${1:-14}; runs=${2:-3}
 need_dame
-cargo build --release --quiet
-k=target/release/kroon
+k=$(kroon_binary)
 positions=(
   "W:W31-50:B1-20"
   "W:W27,28,29,31,32,33,34,35,36,38,39,40,42,43,45:B3,6,7,8,9,11,12,13,14,16,17,18,19,22,24"

@@ -10,9 +10,7 @@
 #   anything after -- goes to `kroon match`, e.g. -- --sprt "elo0=0 elo1=150", or -- --nodes N
 #   for a node-limited match
 # Environment: KROON (default: target/release/kroon, built if missing).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 games=400
 movetime=0.1
 concurrency=2

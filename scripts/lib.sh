@@ -1,11 +1,15 @@
-# What the scripts share; each sources it after moving to the repository root:
-#   cd "$(dirname "$0")/.."; source scripts/lib.sh
+# What the scripts share. Each starts with
+#   source "$(dirname "$0")/lib.sh"
+# which sets bash's strict mode and moves to the repository root.
 # shellcheck shell=bash
+set -euo pipefail
+self=$(realpath "$0")
+cd "$(dirname "$self")/.."
 
 # Prints the calling script's header comment (from line 2 to the first line that is not a
 # comment: its usage) and exits with status 2.
 usage() {
-    sed -n '2,/^[^#]/{/^#/p}' "$0"
+    sed -n '2,/^[^#]/{/^#/p}' "$self"
     exit 2
 }
 

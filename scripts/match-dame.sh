@@ -11,10 +11,7 @@
 #   anything after -- goes to `kroon match` as is, e.g. -- --tc 10+0.1 --sprt "elo0=0 elo1=10"
 # Environment: KROON (default: target/release/kroon, built if missing), DAME (default: `dame` on PATH).
 # Exits with kroon match's status: 0 when the match ran, whatever the score.
-set -euo pipefail
-
-cd "$(dirname "$0")/.."
-source scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 games=20
 movetime=0.1
 concurrency=1

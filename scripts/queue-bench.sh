@@ -5,9 +5,7 @@
 # queued runs' overhead against the local ones, and checks that every queued output is the local
 # one. usage: scripts/queue-bench.sh [ROUNDS] [BATCH]   (default 3 rounds, 16 games a self-play job)
 #        KROON=BIN scripts/queue-bench.sh ...   use BIN instead of building the release binary
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 rounds=${1:-3}
 batch=${2:-16}
 command -v redis-server >/dev/null || { echo "needs redis-server (apt-get install redis-server)" >&2; exit 2; }

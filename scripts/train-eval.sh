@@ -14,9 +14,7 @@
 #   anything after -- goes to every `kroon train`
 # The last weights are DIR/wG.kew; to ship them: cp DIR/wG.kew crates/search/weights/VARIANT.kew
 # On the 2-core machine one generation of 60000 games takes about 80 minutes, a training 2.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 dir=target/train
 games=60000
 nodes=3000
