@@ -5,17 +5,11 @@
 # queued runs' overhead against the local ones, and checks that every queued output is the local
 # one. usage: scripts/queue-bench.sh [ROUNDS] [BATCH]   (default 3 rounds, 16 games a self-play job)
 #        KROON=BIN scripts/queue-bench.sh ...   use BIN instead of building the release binary
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 rounds=${1:-3}
 batch=${2:-16}
 command -v redis-server >/dev/null || { echo "needs redis-server (apt-get install redis-server)" >&2; exit 2; }
-if [[ -n ${KROON:-} ]]; then
-    k=$(realpath "$KROON")
-else
-    cargo build --release --quiet -p kroon
-    k=$PWD/target/release/kroon
-fi
+k=$(kroon_binary)
 tmp=$(mktemp -d)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --dir "$tmp" >"$tmp/redis.log" 2>&1 &
@@ -31,7 +25,6 @@ printf '%s\n%s\n' "$(engine A 1)" "$(engine B 2)" >"$tmp/engines.txt"
 match=(--games 40 --nodes 3000 --max-plies 100 --concurrency 1)
 
 now() { date +%s.%N; }
-median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 # Starts N workers of one thread each; they leave once the queue has been idle for 5 s.
 pids=()
 workers() {
