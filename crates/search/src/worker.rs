@@ -772,7 +772,7 @@ impl<'a> Worker<'a> {
     /// with the full window to depth `d`; a later one with a null window, first `reduction`
     /// plies shallower, again to `d` if it beats alpha, and with the full window if it then lands
     /// inside it.
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn search_child(
         &mut self,
