@@ -683,8 +683,6 @@ impl<'a> Worker<'a> {
         for i in 0..list.len() {
             self.pick(ply, &mut list, i);
             let mv = list[i];
-            let child = pos.play(&mv);
-            self.enter(pos, &mv, &child, ply);
             let quiet = !mv.is_capture() && !mv.promotes;
             let d = depth - 1 + ext;
             let mut reduction = 0;
@@ -699,10 +697,14 @@ impl<'a> Worker<'a> {
                     + i32::from(place >= t.reduction_second_move && depth >= 4)
                     + i32::from(place >= t.reduction_third_move && depth >= 6);
             }
-            // The child probes the table unless it is a quiescence node.
+            // The child probes the table unless it is a quiescence node: its bucket is asked
+            // for before the move is made, so that the load overlaps making it.
+            let key = pos.key_after(&mv);
             if d - reduction > 0 {
-                self.shared.tt.prefetch(child.key());
+                self.shared.tt.prefetch(key);
             }
+            let child = pos.play_keyed(&mv, key);
+            self.enter(pos, &mv, &child, ply);
             let score = self.search_child(&child, i == 0, d, reduction, alpha, beta, ply);
             self.keys.pop();
             let score = match score {
@@ -770,7 +772,7 @@ impl<'a> Worker<'a> {
     /// with the full window to depth `d`; a later one with a null window, first `reduction`
     /// plies shallower, again to `d` if it beats alpha, and with the full window if it then lands
     /// inside it.
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn search_child(
         &mut self,
