@@ -21,9 +21,7 @@
 #   -- --sprt "elo0=-10 elo1=10", or -- --adjudicate-score 99 to play won endings out.
 # Games are adjudicated (both engines agree on +-3 men for 6 plies, or on a draw for 20 plies after
 # ply 80) so that the clock goes to the positions that decide the result.
-set -euo pipefail
-
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 games=200
 movetime=0.05
 concurrency=2
@@ -32,17 +30,14 @@ a_options=()
 b_tune=()
 while getopts "n:t:N:c:a:b:h" opt; do
     case $opt in
-        n) games=$OPTARG ;;
-        t) movetime=$OPTARG ;;
         N) nodes=$OPTARG ;;
-        c) concurrency=$OPTARG ;;
         a) a_options+=("$OPTARG") ;;
         b) b_tune+=("$OPTARG") ;;
-        *) sed -n '2,22p' "$0"; exit 2 ;;
+        *) match_option "$opt" "${OPTARG:-}" || usage ;;
     esac
 done
 shift $((OPTIND - 1))
-[[ $# -ge 1 ]] || { sed -n '2,22p' "$0"; exit 2; }
+[[ $# -ge 1 ]] || usage
 if [[ $1 == none ]]; then
     patch=none
     name=B

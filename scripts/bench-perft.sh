@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
 # Perft speed of Kroon against dame-rs (pip install dame-rs), side by side in one run.
 # Prints each run's seconds, the medians and the ratio. usage: scripts/bench-perft.sh [DEPTH] [RUNS]
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 depth=${1:-10}; runs=${2:-3}
-command -v dame >/dev/null || python3 -m pip install --quiet dame-rs
-cargo build --release --quiet
-k=target/release/kroon
-median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+need_dame
+k=$(kroon_binary)
 kt=(); k2=(); dt=()
 for i in $(seq "$runs"); do
   kt+=("$($k perft --depth "$depth" | awk '/^seconds/{print $2}')")

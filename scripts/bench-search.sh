@@ -3,12 +3,10 @@
 # depth from the same positions, single thread, Kroon's own 2-thread time to depth, and Kroon with
 # the hand evaluation (--eval hand) beside its default learned one.
 # usage: scripts/bench-search.sh [DEPTH] [RUNS]
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 depth=${1:-14}; runs=${2:-3}
-command -v dame >/dev/null || python3 -m pip install --quiet dame-rs
-cargo build --release --quiet
-k=target/release/kroon
+need_dame
+k=$(kroon_binary)
 positions=(
   "W:W31-50:B1-20"
   "W:W27,28,29,31,32,33,34,35,36,38,39,40,42,43,45:B3,6,7,8,9,11,12,13,14,16,17,18,19,22,24"
@@ -16,7 +14,6 @@ positions=(
   "W:W24,27,30,32,33,35,38,39,40,42,44,47:B4,8,9,10,12,13,14,16,17,19,21,26"
   "W:W25,27,28,30,32,33,34,35,37,38:B12,13,14,16,18,19,21,23,24,26"
 )
-median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 kroon_time() { # fen threads [eval] -> seconds, nodes
   $k analyse --fen "$1" --depth "$depth" --threads "$2" --hash 64 --eval "${3:-learned}" | awk '/^depth/{t=$8; n=$6} END{print t, n}'
 }

@@ -10,8 +10,7 @@
 #   anything after -- goes to `kroon match`, e.g. -- --sprt "elo0=0 elo1=150", or -- --nodes N
 #   for a node-limited match
 # Environment: KROON (default: target/release/kroon, built if missing).
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 games=400
 movetime=0.1
 concurrency=2
@@ -19,19 +18,13 @@ weights=
 pdn=target/eval-match.pdn
 while getopts "n:t:c:w:o:h" opt; do
     case $opt in
-        n) games=$OPTARG ;;
-        t) movetime=$OPTARG ;;
-        c) concurrency=$OPTARG ;;
         w) weights=$(realpath "$OPTARG") ;;
-        o) pdn=$OPTARG ;;
-        *) sed -n '2,12p' "$0"; exit 2 ;;
+        *) match_option "$opt" "${OPTARG:-}" || usage ;;
     esac
 done
 shift $((OPTIND - 1))
 [[ ${1:-} == -- ]] && shift
-kroon=${KROON:-target/release/kroon}
-[[ -n ${KROON:-} ]] || cargo build --release --quiet -p kroon
-kroon=$(realpath "$kroon")
+kroon=$(kroon_binary)
 mkdir -p target "$(dirname "$pdn")"
 learned=("$kroon" hub)
 if [[ -n $weights ]]; then
@@ -41,10 +34,7 @@ if [[ -n $weights ]]; then
     learned=("$kroon" --config "$conf" hub)
 fi
 : > "$pdn"
-limit=(--movetime "$movetime")
-for arg in "$@"; do
-    case $arg in --tc|--depth|--nodes|--movetime) limit=() ;; esac
-done
+match_limit "$@"
 "$kroon" match \
     --engine name=learned cmd="${learned[*]}" option.eval=learned option.threads=1 option.hash=64 \
     --engine name=hand cmd="$kroon hub" option.eval=hand option.threads=1 option.hash=64 \

@@ -11,28 +11,17 @@
 #   anything after -- goes to `kroon match` as is, e.g. -- --tc 10+0.1 --sprt "elo0=0 elo1=10"
 # Environment: KROON (default: target/release/kroon, built if missing), DAME (default: `dame` on PATH).
 # Exits with kroon match's status: 0 when the match ran, whatever the score.
-set -euo pipefail
-
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 games=20
 movetime=0.1
 concurrency=1
 pdn=target/match-dame.pdn
 while getopts "n:t:c:o:h" opt; do
-    case $opt in
-        n) games=$OPTARG ;;
-        t) movetime=$OPTARG ;;
-        c) concurrency=$OPTARG ;;
-        o) pdn=$OPTARG ;;
-        *) sed -n '2,13p' "$0"; exit 2 ;;
-    esac
+    match_option "$opt" "${OPTARG:-}" || usage
 done
 shift $((OPTIND - 1))
 
-kroon=${KROON:-target/release/kroon}
-if [[ -z ${KROON:-} ]]; then
-    cargo build --release -p kroon >&2
-fi
+kroon=$(kroon_binary)
 dame=${DAME:-$(command -v dame || true)}
 [[ -x $kroon ]] || { echo "no kroon binary at $kroon" >&2; exit 2; }
 [[ -n $dame ]] || { echo "dame not found: pip install dame-rs, or set DAME" >&2; exit 2; }
@@ -41,13 +30,10 @@ mkdir -p "$(dirname "$pdn")"
 : > "$pdn"
 json=${pdn%.pdn}.json
 
-limit=(--movetime "$movetime")
-for arg in "$@"; do
-    case $arg in --tc|--depth|--nodes|--movetime) limit=() ;; esac
-done
+match_limit "$@"
 
 "$kroon" match \
-    --engine name=Kroon cmd="$(realpath "$kroon") hub" option.threads=1 option.hash=64 \
+    --engine name=Kroon cmd="$kroon hub" option.threads=1 option.hash=64 \
     --engine name=dame cmd="$(realpath "$dame") hub" option.hash=64 \
     --games "$games" "${limit[@]}" --concurrency "$concurrency" \
     --pdn "$pdn" --results-json "$json" "$@"

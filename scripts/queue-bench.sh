@@ -4,23 +4,18 @@
 # on loopback, started here (Debian's redis-server). Prints each run's seconds and CPU seconds
 # (the command's, the workers' and their engines', the Redis server's), the medians and the queued
 # runs' overhead against the local ones, and checks that every queued output is the local one.
-# On a machine shared with other work the CPU seconds vary less than the wall time. usage: scripts/queue-bench.sh [ROUNDS] [BATCH] [GAMES]
+# On a machine shared with other work the CPU seconds vary less than the wall time.
+# usage: scripts/queue-bench.sh [ROUNDS] [BATCH] [GAMES]
 #   (default 3 rounds, 16 games a self-play job, 64 self-play games; the match has 40 games)
 #        KROON=BIN scripts/queue-bench.sh ...   use BIN instead of building the release binary
 # A producer and a worker find the bench signature in the cache once this binary has computed it
 # (the workers, started before the timed runs, do that at their first start).
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 rounds=${1:-3}
 batch=${2:-16}
 games=${3:-64}
 command -v redis-server >/dev/null || { echo "needs redis-server (apt-get install redis-server)" >&2; exit 2; }
-if [[ -n ${KROON:-} ]]; then
-    k=$(realpath "$KROON")
-else
-    cargo build --release --quiet -p kroon
-    k=$PWD/target/release/kroon
-fi
+k=$(kroon_binary)
 tmp=$(mktemp -d)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --dir "$tmp" >"$tmp/redis.log" 2>&1 &
@@ -36,7 +31,6 @@ printf '%s\n%s\n' "$(engine A 1)" "$(engine B 2)" >"$tmp/engines.txt"
 match=(--games 40 --nodes 3000 --max-plies 100 --concurrency 1)
 
 now() { date +%s.%N; }
-median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 # CPU seconds (user + system) of the process $1 so far, from /proc.
 ticks=$(getconf CLK_TCK)
 cpu_so_far() { awk -v t="$ticks" '{printf "%.2f", ($14 + $15) / t}' "/proc/$1/stat"; }

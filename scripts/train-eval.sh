@@ -14,8 +14,7 @@
 #   anything after -- goes to every `kroon train`
 # The last weights are DIR/wG.kew; to ship them: cp DIR/wG.kew crates/search/weights/VARIANT.kew
 # On the 2-core machine one generation of 60000 games takes about 80 minutes, a training 2.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 dir=target/train
 games=60000
 nodes=3000
@@ -32,7 +31,7 @@ while getopts "d:g:N:G:j:v:r:h" opt; do
         j) threads=$OPTARG ;;
         v) variant=$OPTARG ;;
         r) random=$OPTARG ;;
-        *) sed -n '2,17p' "$0"; exit 2 ;;
+        *) usage ;;
     esac
 done
 shift $((OPTIND - 1))

@@ -380,23 +380,30 @@ fn restore_captures(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(), BuildError> {
     let layout = Layout::new(m);
-    let settled = parallel(codes.len(), threads, Stage::Start, progress, &|range| {
-        let mut list = MoveList::new();
-        let mut out = Vec::new();
-        let mut decoder = Decoder::new(layout);
-        for i in range {
-            let Some(b) = decoder.decode(i as u64) else {
-                continue;
-            };
-            if !has_capture(&b) {
-                continue;
+    let settled = parallel(
+        codes.len(),
+        CHUNK,
+        threads,
+        Stage::Start,
+        progress,
+        &|range| {
+            let mut list = MoveList::new();
+            let mut out = Vec::new();
+            let mut decoder = Decoder::new(layout);
+            for i in range {
+                let Some(b) = decoder.decode(i as u64) else {
+                    continue;
+                };
+                if !has_capture(&b) {
+                    continue;
+                }
+                if let (Start::Settled(v), true) = examine(&b, known, &mut list, None)? {
+                    out.push((i, v.code().ok_or(BuildError::TooLong(m))?));
+                }
             }
-            if let (Start::Settled(v), true) = examine(&b, known, &mut list, None)? {
-                out.push((i, v.code().ok_or(BuildError::TooLong(m))?));
-            }
-        }
-        Ok(out)
-    })?;
+            Ok(out)
+        },
+    )?;
     for (_, part) in settled {
         for (i, c) in part {
             codes[i] = c;
@@ -752,19 +759,9 @@ fn king_reach(f: usize, dir: usize, occupied: u64) -> u64 {
     }
 }
 
-/// Runs `work` on chunks of `0..len` on `threads` threads, reporting each chunk as a step.
+/// Runs `work` on chunks of `chunk` items of `0..len` on `threads` threads, reporting each chunk
+/// as a step.
 fn parallel<T: Send>(
-    len: usize,
-    threads: usize,
-    stage: Stage,
-    progress: &(dyn Fn(Progress) + Sync),
-    work: &(dyn Fn(std::ops::Range<usize>) -> Result<T, BuildError> + Sync),
-) -> Result<Vec<(usize, T)>, BuildError> {
-    parallel_by(len, CHUNK, threads, stage, progress, work)
-}
-
-/// [`parallel`] with chunks of `chunk` items.
-fn parallel_by<T: Send>(
     len: usize,
     chunk: usize,
     threads: usize,
@@ -845,7 +842,7 @@ fn build_pair(
 
     for (s, layout) in layouts.iter().enumerate() {
         let size = layout.size() as usize;
-        let chunks = parallel(size, threads, Stage::Start, progress, &|range| {
+        let chunks = parallel(size, CHUNK, threads, Stage::Start, progress, &|range| {
             let mut list = MoveList::new();
             let mut c = Vec::with_capacity(range.len());
             let mut n = Vec::with_capacity(range.len());
@@ -914,7 +911,7 @@ fn build_pair(
         let win_code = Value::Win(next as u16).code();
         let loss_code = Value::Loss(next as u16).code();
         let (shared, counts, level) = (&shared, &counts, &level);
-        let found = parallel_by(
+        let found = parallel(
             level.len(),
             1,
             threads,
@@ -987,6 +984,7 @@ fn build_pair(
         let p = other(s);
         let bad = parallel(
             layout.size() as usize,
+            CHUNK,
             threads,
             Stage::Verify,
             progress,

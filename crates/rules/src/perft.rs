@@ -50,7 +50,7 @@ pub fn divide(pos: &Position, depth: u32, dups: Duplicates) -> Vec<(Move, u64)> 
                 if depth == 0 {
                     1
                 } else {
-                    perft(&pos.play_pieces(mv), depth - 1, dups)
+                    perft(&pos.play_pieces(mv, pos.key_after(mv)), depth - 1, dups)
                 },
             )
         })
@@ -68,7 +68,7 @@ fn count<R: Rules, const KEEP: bool>(pos: &Position, depth: u32, lists: &mut [Mo
             movegen::generate_for::<R, KEEP>(pos, list);
             let mut n = 0;
             for mv in list.iter() {
-                n += count::<R, KEEP>(&pos.play_pieces(mv), depth - 1, rest);
+                n += count::<R, KEEP>(&pos.play_pieces(mv, pos.key_after(mv)), depth - 1, rest);
             }
             n
         }

@@ -238,7 +238,15 @@ impl Position {
     #[must_use]
     #[inline]
     pub fn play(&self, mv: &Move) -> Position {
-        let mut next = self.play_pieces(mv);
+        self.play_keyed(mv, self.key_after(mv))
+    }
+
+    /// [`Position::play`] given the key [`Position::key_after`] returned for `mv` (a search that
+    /// asked for it before making the move need not compute it twice).
+    #[must_use]
+    #[inline]
+    pub fn play_keyed(&self, mv: &Move, key_after: u64) -> Position {
+        let mut next = self.play_pieces(mv, key_after);
         if self.variant == Variant::Frisian {
             next.follow_king_runs(self, mv);
         }
@@ -284,7 +292,7 @@ impl Position {
     /// for perft, which does not apply the king-move limit (see `movegen::generate_for`).
     #[must_use]
     #[inline]
-    pub(crate) fn play_pieces(&self, mv: &Move) -> Position {
+    pub(crate) fn play_pieces(&self, mv: &Move, key_after: u64) -> Position {
         let us = self.turn.index();
         let them = 1 - us;
         debug_assert!(
@@ -297,13 +305,7 @@ impl Position {
         let was_king = self.kings.has(mv.from);
         let becomes_king = was_king || mv.promotes;
         next.pieces[us] = next.pieces[us].without(mv.from).with(mv.to);
-        let mut key = self.key ^ zobrist::BLACK_TO_MOVE;
-        key ^= zobrist::PIECE[zobrist::kind(us, was_king)][mv.from.index() as usize];
-        key ^= zobrist::PIECE[zobrist::kind(us, becomes_king)][mv.to.index() as usize];
         if mv.captured.any() {
-            for sq in mv.captured {
-                key ^= zobrist::PIECE[zobrist::kind(them, self.kings.has(sq))][sq.index() as usize];
-            }
             next.pieces[them] &= !mv.captured;
             next.kings &= !mv.captured;
         }
@@ -312,8 +314,26 @@ impl Position {
             next.kings = next.kings.with(mv.to);
         }
         next.turn = !self.turn;
-        next.key = key;
+        next.key = key_after;
         next
+    }
+
+    /// The hash key of the position after `mv`, without playing it (a search asks for the
+    /// child's table entry before it makes the move). In Frisian draughts the king runs are
+    /// keyed too, and only [`Position::play`] follows them.
+    #[must_use]
+    #[inline(always)]
+    pub fn key_after(&self, mv: &Move) -> u64 {
+        let us = self.turn.index();
+        let was_king = self.kings.has(mv.from);
+        let becomes_king = was_king || mv.promotes;
+        let mut key = self.key ^ zobrist::BLACK_TO_MOVE;
+        key ^= zobrist::PIECE[zobrist::kind(us, was_king)][mv.from.index() as usize];
+        key ^= zobrist::PIECE[zobrist::kind(us, becomes_king)][mv.to.index() as usize];
+        for sq in mv.captured {
+            key ^= zobrist::PIECE[zobrist::kind(1 - us, self.kings.has(sq))][sq.index() as usize];
+        }
+        key
     }
 
     /// The position after `mv` if it is legal here.

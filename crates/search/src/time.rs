@@ -274,6 +274,47 @@ mod tests {
         assert!(!none.has_clock() && none.max_depth() == crate::MAX_DEPTH);
     }
 
+    /// The budgets of Hub levels (as the Hub session turns them into limits): a move time is
+    /// spent nearly whole, and a clock's hard limit stays within the time left.
+    #[test]
+    fn a_move_time_is_kept_and_a_clock_never_overstepped() {
+        let ms = Duration::from_millis;
+        let budget = |bounds: Bounds| {
+            let tm = TimeManager::new(&Limits::Combined(bounds), false);
+            (tm.soft.unwrap(), tm.hard.unwrap())
+        };
+        // `move-time=0.4`: all of it but 30 ms, soft and hard alike.
+        let (soft, hard) = budget(Bounds {
+            move_time: Some(ms(400)),
+            ..Bounds::default()
+        });
+        assert_eq!((soft, hard), (ms(370), ms(370)));
+        // `time=0.3`, `moves=1 time=0.3`, `moves=20 time=2 inc=0.1`, `time=0.5 inc=0.05`.
+        for (left, inc, moves) in [
+            (ms(300), Duration::ZERO, None),
+            (ms(300), Duration::ZERO, Some(1)),
+            (ms(2000), ms(100), Some(20)),
+            (ms(500), ms(50), None),
+        ] {
+            let (soft, hard) = budget(Bounds {
+                clock: Some((left, inc, moves)),
+                ..Bounds::default()
+            });
+            let what = format!("{left:?} + {inc:?}, {moves:?} moves: {soft:?}, {hard:?}");
+            assert!(soft <= hard, "{what}");
+            assert!(hard > Duration::ZERO && hard <= left - OVERHEAD, "{what}");
+        }
+        // The last move before the control may take nine tenths of what is left.
+        assert_eq!(
+            budget(Bounds {
+                clock: Some((ms(300), Duration::ZERO, Some(1))),
+                ..Bounds::default()
+            })
+            .1,
+            Duration::from_secs_f64(0.27 * 0.9)
+        );
+    }
+
     #[test]
     fn pondering_ignores_time_until_hit() {
         let tm = TimeManager::new(&Limits::MoveTime(Duration::from_millis(1)), true);

@@ -65,63 +65,30 @@ const ANY: RangeInclusive<i32> = i32::MIN..=i32::MAX;
 /// A place in the move ordering, or a depth: not negative.
 const PLACE: RangeInclusive<i32> = 0..=i32::MAX;
 
+/// A [`Field`] for the field `name` of [`Tuning`]: its name is the field's own.
+macro_rules! field {
+    ($name:ident, $range:expr) => {
+        Field {
+            name: stringify!($name),
+            range: $range,
+            at: |t| &mut t.$name,
+        }
+    };
+}
+
 /// Every field of [`Tuning`], in the order of its declaration.
 const FIELDS: [Field; 11] = [
-    Field {
-        name: "futility_margin",
-        range: ANY,
-        at: |t| &mut t.futility_margin,
-    },
-    Field {
-        name: "futility_depth",
-        range: ANY,
-        at: |t| &mut t.futility_depth,
-    },
-    Field {
-        name: "probe_cut_margin",
-        range: ANY,
-        at: |t| &mut t.probe_cut_margin,
-    },
-    Field {
-        name: "probe_cut_min_depth",
-        range: ANY,
-        at: |t| &mut t.probe_cut_min_depth,
-    },
-    Field {
-        name: "probe_cut_depth_percent",
-        range: 0..=99,
-        at: |t| &mut t.probe_cut_depth_percent,
-    },
-    Field {
-        name: "reduction_min_depth",
-        range: ANY,
-        at: |t| &mut t.reduction_min_depth,
-    },
-    Field {
-        name: "reduction_first_move",
-        range: PLACE,
-        at: |t| &mut t.reduction_first_move,
-    },
-    Field {
-        name: "reduction_second_move",
-        range: PLACE,
-        at: |t| &mut t.reduction_second_move,
-    },
-    Field {
-        name: "reduction_third_move",
-        range: PLACE,
-        at: |t| &mut t.reduction_third_move,
-    },
-    Field {
-        name: "aspiration_delta",
-        range: 1..=i32::MAX,
-        at: |t| &mut t.aspiration_delta,
-    },
-    Field {
-        name: "aspiration_min_depth",
-        range: PLACE,
-        at: |t| &mut t.aspiration_min_depth,
-    },
+    field!(futility_margin, ANY),
+    field!(futility_depth, ANY),
+    field!(probe_cut_margin, ANY),
+    field!(probe_cut_min_depth, ANY),
+    field!(probe_cut_depth_percent, 0..=99),
+    field!(reduction_min_depth, ANY),
+    field!(reduction_first_move, PLACE),
+    field!(reduction_second_move, PLACE),
+    field!(reduction_third_move, PLACE),
+    field!(aspiration_delta, 1..=i32::MAX),
+    field!(aspiration_min_depth, PLACE),
 ];
 
 /// A tuning text that does not parse.

@@ -337,17 +337,7 @@ impl<'a> Worker<'a> {
             let mv = moves[i];
             let child = root.play(&mv);
             self.enter(root, &mv, &child, 0);
-            let d = depth as i32 - 1;
-            let score = if i == 0 {
-                self.search(&child, d, -beta, -alpha, 1).map(|s| -s)
-            } else {
-                match self.search(&child, d, -alpha - 1, -alpha, 1) {
-                    Ok(s) if -s > alpha && -s < beta => {
-                        self.search(&child, d, -beta, -alpha, 1).map(|s| -s)
-                    }
-                    other => other.map(|s| -s),
-                }
-            };
+            let score = self.search_child(&child, i == 0, depth as i32 - 1, 0, alpha, beta, 0);
             self.keys.pop();
             let score = match score {
                 Ok(s) => s,
@@ -693,10 +683,8 @@ impl<'a> Worker<'a> {
         for i in 0..list.len() {
             self.pick(ply, &mut list, i);
             let mv = list[i];
-            let child = pos.play(&mv);
-            self.enter(pos, &mv, &child, ply);
             let quiet = !mv.is_capture() && !mv.promotes;
-            let mut d = depth - 1 + ext;
+            let d = depth - 1 + ext;
             let mut reduction = 0;
             let place = i as i32;
             if depth >= t.reduction_min_depth
@@ -709,27 +697,15 @@ impl<'a> Worker<'a> {
                     + i32::from(place >= t.reduction_second_move && depth >= 4)
                     + i32::from(place >= t.reduction_third_move && depth >= 6);
             }
-            // The child probes the table unless it is a quiescence node.
+            // The child probes the table unless it is a quiescence node: its bucket is asked
+            // for before the move is made, so that the load overlaps making it.
+            let key = pos.key_after(&mv);
             if d - reduction > 0 {
-                self.shared.tt.prefetch(child.key());
+                self.shared.tt.prefetch(key);
             }
-            let score = if i == 0 {
-                self.search(&child, d, -beta, -alpha, ply + 1).map(|s| -s)
-            } else {
-                let mut s = self
-                    .search(&child, d - reduction, -alpha - 1, -alpha, ply + 1)
-                    .map(|s| -s);
-                if matches!(s, Ok(v) if v > alpha && reduction > 0) {
-                    s = self
-                        .search(&child, d, -alpha - 1, -alpha, ply + 1)
-                        .map(|s| -s);
-                }
-                if matches!(s, Ok(v) if v > alpha && v < beta) {
-                    d = depth - 1 + ext;
-                    s = self.search(&child, d, -beta, -alpha, ply + 1).map(|s| -s);
-                }
-                s
-            };
+            let child = pos.play_keyed(&mv, key);
+            self.enter(pos, &mv, &child, ply);
+            let score = self.search_child(&child, i == 0, d, reduction, alpha, beta, ply);
             self.keys.pop();
             let score = match score {
                 Ok(s) => s,
@@ -790,6 +766,38 @@ impl<'a> Worker<'a> {
             );
         }
         Ok(best)
+    }
+
+    /// The score of `child`, a move at `ply`, by principal variation search: the `first` move
+    /// with the full window to depth `d`; a later one with a null window, first `reduction`
+    /// plies shallower, again to `d` if it beats alpha, and with the full window if it then lands
+    /// inside it.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn search_child(
+        &mut self,
+        child: &Position,
+        first: bool,
+        d: i32,
+        reduction: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Res {
+        let ply = ply + 1;
+        if first {
+            return self.search(child, d, -beta, -alpha, ply).map(|s| -s);
+        }
+        let mut s = self
+            .search(child, d - reduction, -alpha - 1, -alpha, ply)
+            .map(|s| -s);
+        if matches!(s, Ok(v) if v > alpha && reduction > 0) {
+            s = self.search(child, d, -alpha - 1, -alpha, ply).map(|s| -s);
+        }
+        if matches!(s, Ok(v) if v > alpha && v < beta) {
+            s = self.search(child, d, -beta, -alpha, ply).map(|s| -s);
+        }
+        s
     }
 
     /// The score of a table entry that ends the node by itself: deep enough, outside a PV node,

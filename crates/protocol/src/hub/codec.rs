@@ -278,6 +278,11 @@ fn write_plain(f: &mut impl Write, key: &str, value: impl fmt::Display) -> fmt::
     write!(f, " {key}={value}")
 }
 
+/// [`write_plain`] when there is a value; nothing when there is none.
+fn write_some(f: &mut impl Write, key: &str, value: Option<impl fmt::Display>) -> fmt::Result {
+    value.map_or(Ok(()), |v| write_plain(f, key, v))
+}
+
 // ---- numbers ---------------------------------------------------------------------------------
 
 fn bad_number(key: &'static str, value: &str, expected: &'static str) -> HubError {
@@ -308,6 +313,15 @@ fn seconds(key: &'static str, value: &str) -> Result<f64, HubError> {
         Ok(x) if x.is_finite() => Ok(x.max(0.0)),
         _ => Err(bad_number(key, value, "a number of seconds (a real)")),
     }
+}
+
+/// The optional key `key`, read by `read` (`whole`, `real` or `seconds`) when present.
+fn optional<T>(
+    t: &Tokens,
+    key: &'static str,
+    read: fn(&'static str, &str) -> Result<T, HubError>,
+) -> Result<Option<T>, HubError> {
+    t.get(key).map(|v| read(key, v)).transpose()
 }
 
 fn require<'t>(
@@ -505,19 +519,16 @@ pub fn parse(line: &str) -> Result<HubCommand, HubError> {
 
 fn parse_level(t: &Tokens) -> Result<LevelKeys, HubError> {
     // Every key is optional and unknown ones are ignored, as in Scan.
-    let get = |key| t.get(key);
     Ok(LevelKeys {
-        depth: get("depth").map(|v| whole("depth", v)).transpose()?,
-        nodes: get("nodes").map(|v| whole("nodes", v)).transpose()?,
-        move_time: get("move-time")
-            .map(|v| seconds("move-time", v))
-            .transpose()?,
-        moves: get("moves").map(|v| whole("moves", v)).transpose()?,
-        time: get("time").map(|v| seconds("time", v)).transpose()?,
-        inc: get("inc").map(|v| seconds("inc", v)).transpose()?,
+        depth: optional(t, "depth", whole)?,
+        nodes: optional(t, "nodes", whole)?,
+        move_time: optional(t, "move-time", seconds)?,
+        moves: optional(t, "moves", whole)?,
+        time: optional(t, "time", seconds)?,
+        inc: optional(t, "inc", seconds)?,
         infinite: t.has("infinite"),
-        handicap: get("handicap").map(|v| whole("handicap", v)).transpose()?,
-        ply: get("ply").map(|v| whole("ply", v)).transpose()?,
+        handicap: optional(t, "handicap", whole)?,
+        ply: optional(t, "ply", whole)?,
     })
 }
 
@@ -559,30 +570,14 @@ impl fmt::Display for Level {
 impl fmt::Display for LevelKeys {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("level")?;
-        if let Some(d) = self.depth {
-            write_plain(f, "depth", d)?;
-        }
-        if let Some(n) = self.nodes {
-            write_plain(f, "nodes", n)?;
-        }
-        if let Some(t) = self.move_time {
-            write_plain(f, "move-time", t)?;
-        }
-        if let Some(m) = self.moves {
-            write_plain(f, "moves", m)?;
-        }
-        if let Some(t) = self.time {
-            write_plain(f, "time", t)?;
-        }
-        if let Some(i) = self.inc {
-            write_plain(f, "inc", i)?;
-        }
-        if let Some(h) = self.handicap {
-            write_plain(f, "handicap", h)?;
-        }
-        if let Some(p) = self.ply {
-            write_plain(f, "ply", p)?;
-        }
+        write_some(f, "depth", self.depth)?;
+        write_some(f, "nodes", self.nodes)?;
+        write_some(f, "move-time", self.move_time)?;
+        write_some(f, "moves", self.moves)?;
+        write_some(f, "time", self.time)?;
+        write_some(f, "inc", self.inc)?;
+        write_some(f, "handicap", self.handicap)?;
+        write_some(f, "ply", self.ply)?;
         if self.infinite {
             f.write_str(" infinite")?;
         }
@@ -774,24 +769,12 @@ impl fmt::Display for HubReply {
             HubReply::Pong => f.write_str("pong"),
             HubReply::Info(info) => {
                 f.write_str("info")?;
-                if let Some(d) = info.depth {
-                    write_plain(f, "depth", d)?;
-                }
-                if let Some(d) = info.mean_depth {
-                    write_plain(f, "mean-depth", format_args!("{d:.1}"))?;
-                }
-                if let Some(s) = info.score {
-                    write_plain(f, "score", format_args!("{s:.2}"))?;
-                }
-                if let Some(n) = info.nodes {
-                    write_plain(f, "nodes", n)?;
-                }
-                if let Some(t) = info.time {
-                    write_plain(f, "time", format_args!("{t:.3}"))?;
-                }
-                if let Some(n) = info.nps {
-                    write_plain(f, "nps", format_args!("{n:.2}"))?;
-                }
+                write_some(f, "depth", info.depth)?;
+                write_some(f, "mean-depth", info.mean_depth.map(|d| format!("{d:.1}")))?;
+                write_some(f, "score", info.score.map(|s| format!("{s:.2}")))?;
+                write_some(f, "nodes", info.nodes)?;
+                write_some(f, "time", info.time.map(|t| format!("{t:.3}")))?;
+                write_some(f, "nps", info.nps.map(|n| format!("{n:.2}")))?;
                 if let Some(pv) = &info.pv {
                     write_pair(f, "pv", pv)?;
                 }
@@ -841,15 +824,12 @@ pub fn parse_reply(line: &str) -> Result<HubReply, HubError> {
         "ready" => HubReply::Ready,
         "pong" => HubReply::Pong,
         "info" => HubReply::Info(Info {
-            depth: t.get("depth").map(|v| whole("depth", v)).transpose()?,
-            mean_depth: t
-                .get("mean-depth")
-                .map(|v| real("mean-depth", v))
-                .transpose()?,
-            score: t.get("score").map(|v| real("score", v)).transpose()?,
-            nodes: t.get("nodes").map(|v| whole("nodes", v)).transpose()?,
-            time: t.get("time").map(|v| real("time", v)).transpose()?,
-            nps: t.get("nps").map(|v| real("nps", v)).transpose()?,
+            depth: optional(&t, "depth", whole)?,
+            mean_depth: optional(&t, "mean-depth", real)?,
+            score: optional(&t, "score", real)?,
+            nodes: optional(&t, "nodes", whole)?,
+            time: optional(&t, "time", real)?,
+            nps: optional(&t, "nps", real)?,
             pv: t.get("pv").map(str::to_owned),
         }),
         "done" => HubReply::Done {

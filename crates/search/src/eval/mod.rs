@@ -112,6 +112,7 @@ const EMBEDDED: &[&[u8]] = &[
     include_bytes!("../../weights/normal.kew"),
     include_bytes!("../../weights/russian.kew"),
     include_bytes!("../../weights/brazilian.kew"),
+    include_bytes!("../../weights/english.kew"),
 ];
 
 /// The embedded weights, read once (a file that fails to read is a build defect, which a test
@@ -159,7 +160,12 @@ mod tests {
             assert!(w.evaluate(&up) > 50, "{}", w.evaluate(&up));
             assert!(w.evaluate(&up.with_turn(kroon_rules::Colour::Black)) < -50);
         }
-        for v in [Variant::International, Variant::Russian, Variant::Brazilian] {
+        for v in [
+            Variant::International,
+            Variant::Russian,
+            Variant::Brazilian,
+            Variant::English,
+        ] {
             assert!(all.iter().any(|w| w.variant() == v), "no weights for {v}");
         }
     }

@@ -19,7 +19,7 @@
 //! feature for the side to move. Every feature has a middle-game and an endgame weight, blended by
 //! the number of pieces on the board.
 
-use kroon_rules::geometry::{Geometry, DOWN_LEFT, DOWN_RIGHT, OFF};
+use kroon_rules::geometry::{Geometry, DOWN_LEFT, DOWN_RIGHT, OFF, UP_LEFT, UP_RIGHT};
 use kroon_rules::hash::fnv1a;
 use kroon_rules::{Bitboard, Colour, Move, Position, Variant};
 use std::sync::LazyLock;
@@ -28,6 +28,11 @@ use std::sync::LazyLock;
 const MAX_BANDS: usize = 4;
 /// Windows a side scores on the largest board: the lanes of one side in [`WindowIndices`].
 const MAX_WINDOWS: usize = 8;
+/// The lanes of [`WindowIndices`] beyond the windows: per side (White's, then Black's on the
+/// board turned round), the rows its men have advanced and their column indices, summed.
+const COUNTS: usize = 2 * MAX_WINDOWS;
+/// All lanes of [`WindowIndices`].
+const LANES: usize = COUNTS + 4;
 
 /// Squares in a window.
 pub const WINDOW_SQUARES: u32 = 8;
@@ -79,15 +84,16 @@ static TERNARY: [u8; 256] = {
 
 /// The state of every window of a position, both sides: lane `w` is White's window `w` (on the
 /// board as it is), lane `8 + w` Black's window `w` (on the board turned round), each as the
-/// window's state, its index into the window's table. A search keeps them move by move
+/// window's state, its index into the window's table; then each side's men's tempo and column
+/// sum (see `COUNTS`), which like the states change only where a man leaves or arrives. A search keeps them move by move
 /// ([`Layout::indices_after`]): a move changes only the windows of the squares it empties or
 /// fills, so the evaluation need not build them from the bitboards at every call.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
-pub struct WindowIndices([u16; 2 * MAX_WINDOWS]);
+pub struct WindowIndices([u16; LANES]);
 
 impl WindowIndices {
     /// No man on the board.
-    const NONE: WindowIndices = WindowIndices([0; 2 * MAX_WINDOWS]);
+    const NONE: WindowIndices = WindowIndices([0; LANES]);
 
     /// Lane by lane, `self + add - sub` (each lane stays within a window's states).
     #[inline(always)]
@@ -128,6 +134,9 @@ pub struct Layout {
     column: [u64; 4],
     /// Row of each square (0: where White crowns).
     row: [u8; 64],
+    /// Each square's forward cone: the squares a man there could meet on its way to crowning
+    /// (every square ahead of it within the diagonals through it).
+    cone: [u64; 64],
     /// Field number minus one of each square.
     dense: [u8; 64],
     /// What a man adds to each window's state, by colour and square (see [`WindowIndices`]).
@@ -182,6 +191,7 @@ impl Layout {
         let mut advance = [0u64; 4];
         let mut column = [0u64; 4];
         let mut row = [0u8; 64];
+        let mut cone = [0u64; 64];
         let mut dense = [0u8; 64];
         for sq in g.mask {
             let f = u32::from(g.field(sq)) - 1;
@@ -190,6 +200,11 @@ impl Layout {
             let i = usize::from(sq.index());
             row[i] = r as u8;
             dense[i] = f as u8;
+            let mut front = Bitboard(1 << i);
+            while front.any() {
+                front = g.shift(front, UP_LEFT) | g.shift(front, UP_RIGHT);
+                cone[i] |= front.0;
+            }
             for j in 0..4 {
                 if (columns - 1 - r) & (1 << j) != 0 {
                     advance[j] |= 1 << i;
@@ -214,6 +229,7 @@ impl Layout {
             advance,
             column,
             row,
+            cone,
             dense,
             man_states: [[WindowIndices::NONE; 64]; 2],
             king_squares,
@@ -236,6 +252,23 @@ impl Layout {
                 states[0][turned].0[MAX_WINDOWS + w] += 2 * power;
                 power *= 3;
             }
+        }
+        for sq in g.mask {
+            let (s, turned) = (
+                usize::from(sq.index()),
+                layout.turned(Bitboard(1 << sq.index())),
+            );
+            let t = turned.trailing_zeros() as usize;
+            let plane_sum = |planes: &[u64; 4], i: usize| -> u16 {
+                (0..4)
+                    .map(|j| u16::from(planes[j] & (1 << i) != 0) << j)
+                    .sum()
+            };
+            let states = &mut layout.man_states;
+            states[0][s].0[COUNTS] = plane_sum(&layout.advance, s);
+            states[0][s].0[COUNTS + 1] = plane_sum(&layout.column, s);
+            states[1][s].0[COUNTS + 2] = plane_sum(&layout.advance, t);
+            states[1][s].0[COUNTS + 3] = plane_sum(&layout.column, t);
         }
         layout
     }
@@ -422,14 +455,19 @@ impl Layout {
         let v = pos.variant();
         let (wm, wk) = ((white & !kings).0, (white & kings).0);
         let (bm, bk) = ((black & !kings).0, (black & kings).0);
-        let lanes = |offset: usize| indices.map(|ix| &ix.0[offset..offset + MAX_WINDOWS]);
-        self.side(v, [wm, wk, bm, bk], lanes(0), 1, sink);
+        let lanes = |offset: usize, counts: usize| {
+            indices.map(|ix| {
+                let c = [ix.0[COUNTS + counts], ix.0[COUNTS + counts + 1]];
+                (&ix.0[offset..offset + MAX_WINDOWS], c)
+            })
+        };
+        self.side(v, [wm, wk, bm, bk], lanes(0, 0), 1, sink);
         // Turning the board round costs a bit reversal; an empty set (kings, mostly) needs none.
         let t = |b: u64| if b == 0 { 0 } else { self.turned(Bitboard(b)) };
         self.side(
             v,
             [t(bm), t(bk), t(wm), t(wk)],
-            lanes(MAX_WINDOWS),
+            lanes(MAX_WINDOWS, 2),
             -1,
             sink,
         );
@@ -437,14 +475,15 @@ impl Layout {
     }
 
     /// One side's features, on a board where that side plays up the board (towards row 0), as
-    /// White does: `[own men, own kings, opponent men, opponent kings]`; the window states are
-    /// `states` when given (the side's lanes of [`WindowIndices`]).
+    /// White does: `[own men, own kings, opponent men, opponent kings]`; the window states, and
+    /// the men's tempo and column sum, are `kept` when given (the side's lanes of
+    /// [`WindowIndices`]).
     #[inline(always)]
     fn side<S: FeatureSink>(
         &self,
         v: Variant,
         [men, kings, opp_men, opp_kings]: [u64; 4],
-        states: Option<&[u16]>,
+        kept: Option<(&[u16], [u16; 2])>,
         sign: i32,
         sink: &mut S,
     ) {
@@ -459,12 +498,15 @@ impl Layout {
                     .map(|(j, &m)| ((men & m).count_ones() << j) as i32)
                     .sum()
             };
-            let tempo = planes(&self.advance);
+            let (tempo, columns) = match kept {
+                Some((_, [tempo, columns])) => (i32::from(tempo), i32::from(columns)),
+                None => (planes(&self.advance), planes(&self.column)),
+            };
             if tempo != 0 {
                 sink.add(TEMPO, sign * tempo);
             }
             // Twice the men's mean column offset from the centre, times their number.
-            let skew = (2 * planes(&self.column) - (i32::from(g.columns) - 1) * n_men).abs();
+            let skew = (2 * columns - (i32::from(g.columns) - 1) * n_men).abs();
             if skew != 0 {
                 sink.add(SKEW, sign * skew);
             }
@@ -486,8 +528,8 @@ impl Layout {
         if opp_kings == 0 && men != 0 {
             self.runaway(men, opp_men, sign, sink);
         }
-        match states {
-            Some(states) => self.windows_indexed(states, sign, sink),
+        match kept {
+            Some((states, _)) => self.windows_indexed(states, sign, sink),
             None => self.windows_of(men, opp_men, sign, sink),
         }
     }
@@ -551,45 +593,18 @@ impl Layout {
     }
 
     /// The most advanced man that no enemy man stands in front of, within its forward cone.
+    /// Men are tried from the most advanced (the lowest bit is on the lowest row, the one
+    /// nearest to crowning) until one has an empty cone; in the middle game most have none.
     #[inline]
     fn runaway<S: FeatureSink>(&self, men: u64, opp_men: u64, sign: i32, sink: &mut S) {
-        // The board's geometry as a constant, so that each step is a shift and a mask.
-        let stopped = if self.geometry.columns == 10 {
-            Self::stopped(&kroon_rules::geometry::TEN, men, opp_men)
-        } else {
-            Self::stopped(&kroon_rules::geometry::EIGHT, men, opp_men)
-        };
-        self.runaway_from(men & !stopped, sign, sink);
-    }
-
-    /// The men that an enemy man can stop: those behind one (further down, within its backward
-    /// cone). The front moves down a row a step; once it has passed the last man it stops nothing.
-    #[inline(always)]
-    fn stopped(g: &Geometry, men: u64, opp_men: u64) -> u64 {
-        let reach = if men == 0 {
-            0
-        } else {
-            u64::MAX >> men.leading_zeros()
-        };
-        let mut front = opp_men;
-        let mut stopped = 0u64;
-        for _ in 1..g.columns {
-            front = g.shift(Bitboard(front), DOWN_LEFT).0 | g.shift(Bitboard(front), DOWN_RIGHT).0;
-            if front & reach == 0 {
-                break;
+        let mut m = men;
+        while m != 0 {
+            let s = m.trailing_zeros() as usize;
+            if self.cone[s] & opp_men == 0 {
+                sink.add(RUNAWAY + usize::from(self.row[s].max(1)) - 1, sign);
+                return;
             }
-            stopped |= front;
-        }
-        stopped
-    }
-
-    /// The runaway feature of the most advanced of the men in `free`, if any.
-    #[inline]
-    fn runaway_from<S: FeatureSink>(&self, free: u64, sign: i32, sink: &mut S) {
-        if free != 0 {
-            // The lowest bit is on the lowest row: the one nearest to crowning.
-            let rows = self.row[free.trailing_zeros() as usize];
-            sink.add(RUNAWAY + usize::from(rows.max(1)) - 1, sign);
+            m &= m - 1;
         }
     }
 
