@@ -67,7 +67,7 @@ fn on_signals(stop: &worker::Stop) -> Result<()> {
 /// What a producer's jobs are made with: this binary's bench signature and `eval`.
 fn build(eval: String) -> Build {
     Build {
-        bench: bench::signature(),
+        bench: bench::build_signature(),
         eval,
     }
 }
@@ -81,7 +81,7 @@ pub fn worker(args: WorkerArgs, config: &Config) -> Result<()> {
     let name = plain_name(&args.name.unwrap_or_else(default_name));
     let stop = worker::Stop::default();
     on_signals(&stop)?;
-    let bench = bench::signature();
+    let bench = bench::build_signature();
     let config = Arc::new(config.clone());
     let eval_config = Arc::clone(&config);
     let options = worker::Options {

@@ -294,7 +294,7 @@ fn consume(shared: &Shared, t: usize) -> Result<()> {
 }
 
 /// A stale job (its worker silent for `visibility`), else a new one; `None` after a second's wait.
-/// While the server is away it gives up once `finish` is set: the worker holds no job yet.
+/// While the server is away it gives up once `finish` is set: the worker has begun no job yet.
 fn take(
     link: &mut Link,
     consumer: &str,
@@ -313,8 +313,11 @@ fn take(
             .query(con)
     })?;
     if let Some(e) = claimed.claimed.into_iter().next() {
-        // XAUTOCLAIM counted this delivery; XPENDING tells how many there have been.
-        let pending: Vec<(String, String, u64, u64)> = link.run(|con| {
+        // XAUTOCLAIM counted this delivery; XPENDING tells how many there have been. Told to
+        // finish while the server is away, the worker leaves here too: it has not begun the job,
+        // which the server still holds as pending, so the visibility timeout hands it to another
+        // worker, as it would a killed worker's.
+        let pending: Vec<(String, String, u64, u64)> = link.run_unless(Some(finish), |con| {
             redis::cmd("XPENDING")
                 .arg(keys::JOBS)
                 .arg(keys::GROUP)
