@@ -154,16 +154,21 @@ impl Worker {
 
     /// A worker with the environment variables `env` set too.
     fn start_env(url: &str, name: &str, args: &[&str], env: &[(&str, &Path)]) -> Worker {
+        let worker = [
+            "worker",
+            "--queue",
+            url,
+            "--name",
+            name,
+            "--visibility",
+            "1",
+        ];
+        Worker::spawn(&[&worker[..], args].concat(), env)
+    }
+
+    /// Any `kroon` command (a producer too), its log read line by line as a worker's is.
+    fn spawn(args: &[&str], env: &[(&str, &Path)]) -> Worker {
         let mut child = Command::new(env!("CARGO_BIN_EXE_kroon"))
-            .args([
-                "worker",
-                "--queue",
-                url,
-                "--name",
-                name,
-                "--visibility",
-                "1",
-            ])
             .args(args)
             .envs(env.iter().copied())
             .env("KROON_LOG", "debug")
@@ -1154,6 +1159,55 @@ fn a_server_that_checks_client_certificates_takes_only_its_own() {
     assert_all_done(&url, 4);
     drop(w);
     drop(redis);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_producer_told_to_stop_while_the_server_is_away_exits() {
+    // A producer holds nothing the server must still hear of: stopped while the server cannot
+    // be reached, each kind exits at the first SIGTERM rather than retrying for ever. No server
+    // runs at all on the port, so the producers wait from their first command.
+    let d = temp_dir("producer-away");
+    let url = format!("redis://127.0.0.1:{}/0", free_port());
+    let out = d.join("games.bin");
+    let tables = d.join("tables");
+    let producers: [Vec<&str>; 3] = [
+        vec!["selfplay", "--out", out.to_str().unwrap(), "--games", "4"],
+        vec![
+            "match", "--engine", "name=A", "--engine", "name=B", "--games", "2", "--nodes", "300",
+        ],
+        vec![
+            "egdb",
+            "build",
+            "--slices",
+            "1M-1M",
+            "--dir",
+            tables.to_str().unwrap(),
+        ],
+    ];
+    for args in producers {
+        let mut producer = Worker::spawn(&[&args[..], &["--queue", &url]].concat(), &[]);
+        producer.wait_for("with back-off");
+        let _ = Command::new("kill")
+            .args(["-TERM", &producer.child.id().to_string()])
+            .status();
+        let asked = Instant::now();
+        while producer.child.try_wait().unwrap().is_none() {
+            assert!(
+                asked.elapsed() < Duration::from_secs(30),
+                "{args:?}: the producer still runs 30 s after SIGTERM: {:?}",
+                producer.lines_so_far()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let lines = producer.kill();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("gave up waiting for the server")),
+            "{args:?}: {lines:?}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -73,8 +73,10 @@ fn build(eval: String) -> Build {
 }
 
 /// A link to the queue at `url`, for a producer or the status, which nothing aborts.
-fn open(url: &str) -> Result<link::Link> {
-    link::Link::open(url, Arc::new(std::sync::atomic::AtomicBool::new(false)))
+/// The link to the queue at `url`, which stops waiting for an unreachable server once `stop` is
+/// set (a producer told to stop while the server is away exits rather than retrying for ever).
+fn open(url: &str, stop: Arc<std::sync::atomic::AtomicBool>) -> Result<link::Link> {
+    link::Link::open(url, stop)
 }
 
 pub fn worker(args: WorkerArgs, config: &Config) -> Result<()> {
@@ -125,10 +127,10 @@ pub fn selfplay(
     batch: u32,
     settings: &kroon_learn::selfplay::Settings,
     openings: &[kroon_rules::Position],
-    stop: &std::sync::atomic::AtomicBool,
+    stop: &Arc<std::sync::atomic::AtomicBool>,
 ) -> Result<kroon_learn::selfplay::Summary> {
     let build = build(settings.eval_id.clone());
-    let mut link = open(url)?;
+    let mut link = open(url, Arc::clone(stop))?;
     say!(
         "queue {}: run {}, {batch} games a job",
         link.shown(),
@@ -152,7 +154,7 @@ pub fn match_queue(args: kroon_match::MatchArgs, variant: &str) -> Result<()> {
     let build = build("engines by name".to_owned());
     let stop = worker::Stop::default();
     on_signals(&stop)?;
-    let mut link = open(&url)?;
+    let mut link = open(&url, stop.finishing_shared())?;
     let (report, duplicates) =
         kroon_queue::matches::produce(&mut link, &m, &build, stop.finishing())?;
     if duplicates > 0 {
@@ -176,7 +178,7 @@ pub fn egdb_queue(
     let build = build("tables".to_owned());
     let stop = worker::Stop::default();
     on_signals(&stop)?;
-    let mut link = open(url)?;
+    let mut link = open(url, stop.finishing_shared())?;
     say!(
         "queue {}: {} slices to build in {}{}",
         link.shown(),
@@ -220,7 +222,7 @@ pub fn egdb_queue(
 
 /// `kroon queue-status --queue URL`.
 pub fn status(url: &str) -> Result<()> {
-    let mut link = open(url)?;
+    let mut link = open(url, Arc::default())?;
     let status = kroon_queue::status::read(&mut link)?;
     say!("queue {}", link.shown())?;
     say!("{}", status.to_string().trim_end())?;

@@ -77,6 +77,14 @@ impl Stop {
         &self.finish
     }
 
+    /// The flag [`Stop::finishing`] reads, to share: a producer's link gives up waiting for an
+    /// unreachable server once it is set, since a producer holds nothing the server must still
+    /// hear of (what it has collected is written, and a run started again collects the rest).
+    #[must_use]
+    pub fn finishing_shared(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.finish)
+    }
+
     /// A signal arrived (Ctrl-C, SIGTERM).
     pub fn signal(&self) {
         if self.finish.swap(true, Ordering::Relaxed) {
