@@ -28,9 +28,7 @@ fn main() {
         std::process::exit(2);
     };
     let mut engine = Engine::new(1, 64);
-    let weights = kroon_search::eval::embedded()
-        .into_iter()
-        .find(|w| w.variant() == Variant::International);
+    let weights = kroon_search::eval::embedded_for(Variant::International);
     engine.set_eval(EvalKind::Learned.with(weights.as_ref()));
     let result = engine.search(&SearchRequest::position(pos, limits), &|_| {});
     let secs = result.elapsed.as_secs_f64();

@@ -112,9 +112,7 @@ fn tactics_solved_within_budget_by_the_hand_evaluation() {
 
 #[test]
 fn tactics_solved_within_budget_by_the_learned_evaluation() {
-    let weights = kroon_search::eval::embedded()
-        .into_iter()
-        .find(|w| w.variant() == Variant::International)
+    let weights = kroon_search::eval::embedded_for(Variant::International)
         .expect("embedded international weights");
     suite(&Eval::Learned(weights), "learned");
 }

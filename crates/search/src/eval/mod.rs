@@ -115,6 +115,12 @@ const EMBEDDED: &[&[u8]] = &[
     include_bytes!("../../weights/english.kew"),
 ];
 
+/// The embedded weights for `variant`, if it has some.
+#[must_use]
+pub fn embedded_for(variant: Variant) -> Option<Arc<Weights>> {
+    embedded().into_iter().find(|w| w.variant() == variant)
+}
+
 /// The embedded weights, read once (a file that fails to read is a build defect, which a test
 /// rules out; it is left out rather than stopping the engine).
 #[must_use]
