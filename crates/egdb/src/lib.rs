@@ -8,6 +8,7 @@
 //! - `build`: retrograde analysis of the slices up to a piece count, with verification;
 //! - `store`: the compressed slice files (versioned header, block index, checksum);
 //! - `probe`: reading a directory of slice files and looking positions up;
+//! - `cache`: the decoded blocks the probes read from;
 //! - `search` (feature `search`): the tables behind the search's probe.
 //!
 //! ```
@@ -24,6 +25,7 @@
 #![deny(missing_docs)]
 
 pub mod build;
+pub mod cache;
 pub mod index;
 pub mod material;
 pub mod probe;
@@ -32,6 +34,7 @@ pub mod search;
 pub mod store;
 pub mod value;
 
+pub use cache::CacheStats;
 pub use material::{Material, MAX_PIECES};
 pub use probe::{Probe, Tables};
 pub use value::Value;

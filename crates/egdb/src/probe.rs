@@ -1,5 +1,6 @@
 //! `Tables`: the slice files of a directory, looked up by position.
 
+use crate::cache::{BlockCache, CacheStats};
 use crate::index::{Board, Layout};
 use crate::material::Material;
 use crate::store::{Slice, StoreError, EXTENSION};
@@ -38,7 +39,9 @@ pub struct Problem {
 /// The endgame tables found in a directory.
 #[derive(Debug, Default)]
 pub struct Tables {
-    slices: HashMap<Material, (Slice, Layout)>,
+    /// Each slice with its index layout and its number among the slices (for the cache).
+    slices: HashMap<Material, (Slice, Layout, u32)>,
+    cache: BlockCache,
     complete: u32,
     problems: Vec<Problem>,
 }
@@ -53,6 +56,7 @@ impl Tables {
             .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
             .collect();
         paths.sort();
+        let mut loaded = 0;
         for path in paths {
             let named = path
                 .file_stem()
@@ -70,7 +74,8 @@ impl Tables {
                 }
                 Ok(slice) => {
                     let m = slice.material();
-                    tables.slices.insert(m, (slice, Layout::new(m)));
+                    tables.slices.insert(m, (slice, Layout::new(m), loaded));
+                    loaded += 1;
                 }
                 Err(error) => tables.problems.push(Problem { path, error }),
             }
@@ -101,12 +106,22 @@ impl Tables {
     /// The slices found, in build order, with their files' coded sizes.
     #[must_use]
     pub fn slices(&self) -> Vec<(&Slice, u64)> {
-        let mut v: Vec<(&Slice, u64)> = self.slices.values().map(|(s, l)| (s, l.size())).collect();
+        let mut v: Vec<(&Slice, u64)> = self
+            .slices
+            .values()
+            .map(|(s, l, _)| (s, l.size()))
+            .collect();
         v.sort_by_key(|(s, _)| {
             let m = s.material();
             (m.pieces(), m.men(), m)
         });
         v
+    }
+
+    /// What the probes found in the cache of decoded blocks.
+    #[must_use]
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
     }
 
     /// Files left out.
@@ -136,8 +151,8 @@ impl Tables {
         if m.own_men + m.own_kings == 0 {
             return Some(Probe::exact(Value::Loss(0)));
         }
-        let (slice, layout) = self.slices.get(&m)?;
-        let value = Value::from_code(slice.code(layout.encode(b))?)?;
+        let (slice, layout, id) = self.slices.get(&m)?;
+        let value = Value::from_code(self.cache.code(*id, slice, layout.encode(b))?)?;
         Some(Probe {
             value,
             distance: value.distance().filter(|_| slice.has_distances()),

@@ -41,4 +41,13 @@ impl EndgameTables for SearchTables {
             distance: p.distance,
         })
     }
+
+    fn usage(&self) -> Option<String> {
+        let s = self.0.cache_stats();
+        Some(format!(
+            "{} table reads, {:.1}% from decoded blocks",
+            s.hits + s.misses,
+            100.0 * s.hit_rate()
+        ))
+    }
 }

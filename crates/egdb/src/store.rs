@@ -292,6 +292,31 @@ impl Slice {
         None
     }
 
+    /// Block `k`'s codes into `out` (replacing what it held), checking its runs; `None` beyond
+    /// the slice or where the block is damaged.
+    pub fn decode_block(&self, k: usize, out: &mut Vec<u8>) -> Option<()> {
+        let first = k as u64 * u64::from(self.block);
+        let want = self.numbers.checked_sub(first)?.min(self.block.into()) as usize;
+        out.clear();
+        for run in self.runs(k)? {
+            let (code, n) = run?;
+            if out.len() as u64 + n > want as u64 {
+                return None;
+            }
+            out.extend(std::iter::repeat_n(code, n as usize));
+        }
+        (out.len() == want && want > 0).then_some(())
+    }
+
+    /// The block of number `index` and its place in the block; `None` beyond the slice.
+    #[must_use]
+    pub fn block_of(&self, index: u64) -> Option<(usize, usize)> {
+        (index < self.numbers).then(|| {
+            let block = u64::from(self.block);
+            ((index / block) as usize, (index % block) as usize)
+        })
+    }
+
     /// Every code, in order (checks every block's runs).
     pub fn codes(&self) -> Result<Vec<u8>, StoreError> {
         // A forged header may claim more numbers than its blocks hold: reserve a bounded amount

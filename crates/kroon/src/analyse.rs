@@ -29,7 +29,7 @@ pub fn run(
     let root = *game.position();
     let mut engine = Engine::new(threads, hash);
     engine.set_eval(eval);
-    engine.set_tables(tables);
+    engine.set_tables(tables.clone());
     engine.set_multipv(multipv);
     let req = SearchRequest {
         game,
@@ -55,6 +55,9 @@ pub fn run(
         );
     };
     let result = engine.search(&req, &print);
+    if let Some(usage) = tables.and_then(|t| t.usage()) {
+        tracing::info!("endgame tables: {usage}");
+    }
     match result.best {
         Some(mv) => say!("best {}", notation::display(&root, &mv))?,
         None => say!("best none (no legal move)")?,

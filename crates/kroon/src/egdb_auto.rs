@@ -79,6 +79,10 @@ impl EndgameTables for BackgroundTables {
     fn probe(&self, pos: &Position) -> Option<TableProbe> {
         self.ready.get()?.probe(pos)
     }
+
+    fn usage(&self) -> Option<String> {
+        self.ready.get()?.usage()
+    }
 }
 
 /// Starts building every slice up to `pieces` pieces in `dir` on a background thread at the

@@ -31,6 +31,10 @@ pub trait EndgameTables: Send + Sync + std::fmt::Debug {
     /// The value of a position; `None` when no table has it. A position with a capture pending
     /// may be answered from the tables its captures lead into, or not at all.
     fn probe(&self, pos: &Position) -> Option<TableProbe>;
+    /// What the probes have found so far, for a log line (`None`: nothing to say).
+    fn usage(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Scores of table wins lie in `TABLE_WIN - 3000 ..= TABLE_WIN`, above every evaluation and below
