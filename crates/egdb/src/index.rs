@@ -420,6 +420,8 @@ pub struct Decoder {
     own_kings: u64,
     /// The fields free of men and of the side to move's kings, in order.
     free_of_kings: [u8; 50],
+    /// The last index decoded and its other side's kings, as places among `free_of_kings`.
+    last: (u64, u64),
 }
 
 impl Decoder {
@@ -434,6 +436,7 @@ impl Decoder {
             kings_key: u64::MAX,
             own_kings: 0,
             free_of_kings: [0; 50],
+            last: (u64::MAX, 0),
         }
     }
 
@@ -457,6 +460,7 @@ impl Decoder {
         let (own_men, opp_men) = self.men?;
         if kings_key != self.kings_key {
             self.kings_key = kings_key;
+            self.last = (u64::MAX, 0);
             let own_kings = place(
                 unrank(kings_key % l.own_kings, m.own_kings.into()),
                 &self.free,
@@ -467,10 +471,18 @@ impl Decoder {
                 &mut self.free_of_kings,
             );
         }
-        let opp_kings = place(
-            unrank(index % l.opp_kings, m.opp_kings.into()),
-            &self.free_of_kings,
-        );
+        // The next number after the last one in the same run is the colex successor of its
+        // places: the next larger set with as many bits.
+        let places = match self.last {
+            (last, places) if places != 0 && last.wrapping_add(1) == index => {
+                let low = places & places.wrapping_neg();
+                let up = places + low;
+                up | (((places ^ up) >> 2) >> low.trailing_zeros())
+            }
+            _ => unrank(index % l.opp_kings, m.opp_kings.into()),
+        };
+        self.last = (index, places);
+        let opp_kings = place(places, &self.free_of_kings);
         Some(Board {
             own_men,
             own_kings: self.own_kings,
