@@ -19,6 +19,11 @@
 //! fewer exists; the table keeps, for each position met, the best lower bound learned so far
 //! (the least `1 + bound` over its children once all have failed), which stays valid across
 //! iterations.
+//!
+//! The search is bidirectional in the perimeter sense: a breadth-first search back from the
+//! goal first stores every position within `k` moves of it with its exact distance. In the
+//! forward search, a position found there is known exactly (and closes a line when its distance
+//! fits the threshold); any other is at least `k + 1` moves away.
 
 use std::time::{Duration, Instant};
 

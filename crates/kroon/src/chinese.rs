@@ -141,11 +141,11 @@ pub enum ChineseCommand {
         /// With --prove: store every position within this many moves of the goal with its
         /// distance (a backward breadth-first search), so that the forward search stops that
         /// many moves short; 0 for none.
-        #[arg(long, default_value_t = 12)]
+        #[arg(long, default_value_t = 7)]
         perimeter: u32,
         /// With --prove: memory for those positions, in MB; the perimeter stops at the last
         /// layer that fits.
-        #[arg(long, default_value_t = 2048)]
+        #[arg(long, default_value_t = 256)]
         perimeter_memory: usize,
     },
     /// Engine against engine: places and points over a number of games.
