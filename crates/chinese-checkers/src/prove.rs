@@ -19,6 +19,11 @@
 //! fewer exists; the table keeps, for each position met, the best lower bound learned so far
 //! (the least `1 + bound` over its children once all have failed), which stays valid across
 //! iterations.
+//!
+//! The search is bidirectional in the perimeter sense: a breadth-first search back from the
+//! goal first stores every position within `k` moves of it with its exact distance. In the
+//! forward search, a position found there is known exactly (and closes a line when its distance
+//! fits the threshold); any other is at least `k + 1` moves away.
 
 use std::time::{Duration, Instant};
 
@@ -235,6 +240,155 @@ impl Table {
     }
 }
 
+/// The perimeter: every position within `depth` moves of the goal, with its exact distance,
+/// found by a breadth-first search back from the goal (moves are reversible, so the positions
+/// one move from the goal are the goal's children). A position met in the forward search is
+/// either in it, and then its distance is known exactly, or at least `depth + 1` moves from the
+/// goal. Keys are mirror-folded like the table's; the distance rides in the key's top bits
+/// (a position uses 121 of the 128), so an entry is 16 bytes in an open-addressed table.
+struct Perimeter {
+    slots: Vec<u128>,
+    len: usize,
+    /// Every position within this many moves is in the set.
+    depth: u32,
+    /// Positions in each layer, from the goal's (0) on.
+    layers: Vec<u64>,
+}
+
+const POSITION_BITS: u128 = (1u128 << HOLES) - 1;
+
+impl Perimeter {
+    fn slot_of(&self, key: u128) -> usize {
+        let mask = self.slots.len() - 1;
+        let h =
+            (key as u64 ^ ((key >> 64) as u64).rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (h >> 20) as usize & mask
+    }
+    /// The exact distance of a folded key, if it is in the set.
+    fn get(&self, key: u128) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot_of(key);
+        loop {
+            let e = self.slots[i];
+            if e == 0 {
+                return None;
+            }
+            if e & POSITION_BITS == key {
+                return Some((e >> HOLES) as u32);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+    /// Adds a key at distance `d` unless it is there; whether it was added.
+    fn insert(&mut self, key: u128, d: u32) -> bool {
+        if (self.len + 1) * 3 > self.slots.len() * 2 {
+            let size = (self.slots.len() * 2).max(1024);
+            let old = std::mem::replace(&mut self.slots, vec![0; size]);
+            for e in old.into_iter().filter(|&e| e != 0) {
+                let mut i = self.slot_of(e & POSITION_BITS);
+                while self.slots[i] != 0 {
+                    i = (i + 1) & (self.slots.len() - 1);
+                }
+                self.slots[i] = e;
+            }
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot_of(key);
+        loop {
+            let e = self.slots[i];
+            if e == 0 {
+                self.slots[i] = key | u128::from(d) << HOLES;
+                self.len += 1;
+                return true;
+            }
+            if e & POSITION_BITS == key {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+    fn bytes(&self) -> usize {
+        self.slots.len() * 16
+    }
+
+    /// Breadth-first search back from the goal, a layer at a time, up to `max_depth` layers and
+    /// while the table fits in `megabytes`. A layer cut short leaves its positions in (their
+    /// distances are exact) but does not count in `depth`.
+    fn build(puzzle: &Puzzle, bounds: &Bounds, max_depth: u32, megabytes: usize) -> Perimeter {
+        let mut p = Perimeter {
+            slots: Vec::new(),
+            len: 0,
+            depth: 0,
+            layers: Vec::new(),
+        };
+        if max_depth == 0 || megabytes == 0 {
+            return p;
+        }
+        let budget = megabytes << 20;
+        let goal = bounds.key(puzzle.goal.0);
+        p.insert(goal, 0);
+        p.layers.push(1);
+        let mut layer = vec![goal];
+        let occupied = |pieces: u128| Holes(pieces | puzzle.obstacles.0);
+        for d in 1..=max_depth {
+            let mut next = Vec::new();
+            let mut complete = true;
+            'layer: for &pieces in &layer {
+                for from in Holes(pieces).iter() {
+                    for to in destinations(occupied(pieces), from, puzzle.long_hop).iter() {
+                        let key = bounds.key(pieces ^ from.bit().0 ^ to.bit().0);
+                        // Growing past the budget doubles the table: stop before.
+                        if (p.len + 1) * 3 > p.slots.len() * 2 && p.slots.len() * 32 > budget {
+                            complete = false;
+                            break 'layer;
+                        }
+                        if p.insert(key, d) {
+                            next.push(key);
+                        }
+                    }
+                }
+            }
+            p.layers.push(next.len() as u64);
+            if !complete || next.is_empty() {
+                break;
+            }
+            p.depth = d;
+            layer = next;
+        }
+        p
+    }
+
+    /// From `pieces` at distance `d`, a line of `d` moves to the goal through the set.
+    fn line_to_goal(
+        &self,
+        puzzle: &Puzzle,
+        bounds: &Bounds,
+        mut pieces: u128,
+        mut d: u32,
+    ) -> Vec<u128> {
+        let mut line = Vec::with_capacity(d as usize);
+        while d > 0 {
+            let occ = Holes(pieces | puzzle.obstacles.0);
+            let next = Holes(pieces)
+                .iter()
+                .flat_map(|from| {
+                    destinations(occ, from, puzzle.long_hop)
+                        .iter()
+                        .map(move |to| pieces ^ from.bit().0 ^ to.bit().0)
+                })
+                .find(|&c| self.get(bounds.key(c)) == Some(d - 1))
+                .expect("a position at distance d has a child at distance d - 1");
+            line.push(next);
+            pieces = next;
+            d -= 1;
+        }
+        line
+    }
+}
+
 /// What a proof search found.
 #[derive(Clone, Debug)]
 pub struct Proof {
@@ -253,8 +407,28 @@ pub struct Proof {
     pub table_bytes: usize,
     /// Wall time.
     pub elapsed: Duration,
-    /// One line per completed iteration: threshold, nodes of that iteration.
-    pub iterations: Vec<(u32, u64)>,
+    /// One entry per completed iteration.
+    pub iterations: Vec<Iteration>,
+    /// Every position within this many moves of the goal was stored with its distance.
+    pub perimeter_depth: u32,
+    /// Positions stored in the perimeter, layer by layer from the goal (a last layer cut short
+    /// by the memory limit included).
+    pub perimeter_layers: Vec<u64>,
+    /// Size of the perimeter's table in bytes.
+    pub perimeter_bytes: usize,
+    /// Time spent building the perimeter.
+    pub perimeter_time: Duration,
+}
+
+/// One completed IDA* iteration.
+#[derive(Copy, Clone, Debug)]
+pub struct Iteration {
+    /// No line of this many moves or fewer exists.
+    pub threshold: u32,
+    /// Positions searched in it.
+    pub nodes: u64,
+    /// Its time.
+    pub time: Duration,
 }
 
 /// Limits of a proof search.
@@ -267,6 +441,10 @@ pub struct ProofLimits {
     /// Stop looking beyond this many moves (a known line's length: proving that nothing
     /// shorter exists needs only the iterations below it).
     pub max_moves: u32,
+    /// Depth of the perimeter around the goal (0: none).
+    pub perimeter: u32,
+    /// Memory for the perimeter in megabytes; it stops at the last layer that fits.
+    pub perimeter_mb: usize,
 }
 
 enum Outcome {
@@ -279,6 +457,7 @@ struct Ida<'a> {
     puzzle: &'a Puzzle,
     bounds: Bounds,
     table: Table,
+    perimeter: Perimeter,
     nodes: u64,
     max_nodes: u64,
     path: Vec<u128>,
@@ -295,12 +474,28 @@ impl Ida<'_> {
             return Outcome::Found;
         }
         let key = self.bounds.key(pieces);
-        let h = self
+        let mut h = self
             .bounds
             .lower_bound(pieces)
             .max(i32::from(self.table.get(key)));
         if g + h > threshold {
             return Outcome::Bound(h);
+        }
+        if self.perimeter.depth > 0 {
+            match self.perimeter.get(key) {
+                Some(d) if g + d as i32 <= threshold => {
+                    let rest = self
+                        .perimeter
+                        .line_to_goal(self.puzzle, &self.bounds, pieces, d);
+                    self.path.extend(rest);
+                    return Outcome::Found;
+                }
+                Some(d) => return Outcome::Bound(d as i32),
+                None => h = h.max(self.perimeter.depth as i32 + 1),
+            }
+            if g + h > threshold {
+                return Outcome::Bound(h);
+            }
         }
         let depth = g as usize;
         if self.kids.len() <= depth {
@@ -352,10 +547,14 @@ pub fn prove(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
     let began = Instant::now();
     let bounds = Bounds::new(puzzle);
     let start_bound = bounds.lower_bound(puzzle.start.0);
+    let built = Instant::now();
+    let perimeter = Perimeter::build(puzzle, &bounds, limits.perimeter, limits.perimeter_mb);
+    let perimeter_time = built.elapsed();
     let mut ida = Ida {
         puzzle,
         bounds,
         table: Table::new(limits.table_mb),
+        perimeter,
         nodes: 0,
         max_nodes: limits.max_nodes,
         path: Vec::new(),
@@ -371,6 +570,10 @@ pub fn prove(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
         table_bytes: ida.table.bytes(),
         elapsed: Duration::ZERO,
         iterations: Vec::new(),
+        perimeter_depth: ida.perimeter.depth,
+        perimeter_layers: ida.perimeter.layers.clone(),
+        perimeter_bytes: ida.perimeter.bytes(),
+        perimeter_time,
     };
     let mut threshold = start_bound;
     loop {
@@ -378,6 +581,7 @@ pub fn prove(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
             break;
         }
         let before = ida.nodes;
+        let began_iteration = Instant::now();
         ida.path.clear();
         match ida.search(puzzle.start.0, 0, threshold) {
             Outcome::Found => {
@@ -395,9 +599,11 @@ pub fn prove(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
             }
             Outcome::Stopped => break,
             Outcome::Bound(b) => {
-                proof
-                    .iterations
-                    .push((threshold as u32, ida.nodes - before));
+                proof.iterations.push(Iteration {
+                    threshold: threshold as u32,
+                    nodes: ida.nodes - before,
+                    time: began_iteration.elapsed(),
+                });
                 proof.no_line_within = Some(b as u32 - 1);
                 if b == i32::from(u8::MAX) {
                     break;

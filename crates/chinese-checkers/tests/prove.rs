@@ -32,6 +32,8 @@ const LIMITS: ProofLimits = ProofLimits {
     max_nodes: 50_000_000,
     table_mb: 16,
     max_moves: 60,
+    perimeter: 0,
+    perimeter_mb: 0,
 };
 
 /// The true distance to the goal of every position reachable, by breadth-first search from the
@@ -95,6 +97,54 @@ fn the_bound_never_exceeds_the_true_distance() {
     assert_eq!(lower_bound(&full, full.goal), 0);
 }
 
+/// The mirror image that keeps camp A's axis: (q, r, s) to (s, r, q).
+fn mirror(set: u128) -> u128 {
+    Holes(set).iter().fold(0, |acc, h| {
+        let (_, r, s) = h.cube();
+        acc | Hole::at(s, r).expect("on the star").bit().0
+    })
+}
+
+#[test]
+fn the_perimeter_holds_every_position_near_the_goal_at_its_distance() {
+    // Its layers, counted with mirror images as one, are those of breadth-first search.
+    let puzzle = small(3);
+    let dist = distances_to_goal(&puzzle);
+    let (depth, far) = (9, 20);
+    let mut layers = vec![std::collections::HashSet::new(); far + 1];
+    for (&p, &d) in &dist {
+        if d as usize <= far {
+            layers[d as usize].insert(p.min(mirror(p)));
+        }
+    }
+    let expected: Vec<u64> = layers.iter().map(|l| l.len() as u64).collect();
+    let proof = prove(
+        &puzzle,
+        ProofLimits {
+            perimeter: depth as u32,
+            perimeter_mb: 64,
+            ..LIMITS
+        },
+    );
+    assert_eq!(proof.perimeter_depth, depth as u32);
+    assert_eq!(proof.perimeter_layers, expected[..=depth]);
+    assert!(expected[depth] > 1000, "{expected:?}");
+    // A memory too small for them all: the layers it completed are still exact.
+    let cut = prove(
+        &puzzle,
+        ProofLimits {
+            perimeter: far as u32,
+            perimeter_mb: 1,
+            ..LIMITS
+        },
+    );
+    let complete = cut.perimeter_depth as usize;
+    assert!((1..far).contains(&complete), "{complete}");
+    assert_eq!(cut.perimeter_layers.len(), complete + 2);
+    assert_eq!(cut.perimeter_layers[..=complete], expected[..=complete]);
+    assert_eq!(cut.line.map(|l| l.len()), Some(23));
+}
+
 /// The `k`-piece puzzle with its goal the start moved `rows` rows forward (a shorter trip).
 fn shifted(k: usize, rows: i8) -> Puzzle {
     let p = small(k);
@@ -115,12 +165,27 @@ fn the_proof_agrees_with_breadth_first_search_on_reduced_puzzles() {
         (6, shifted(6, 2)),
     ] {
         let exact = shortest(&puzzle, 60, 20_000_000).expect("solvable");
-        let proof = prove(&puzzle, LIMITS);
-        let line = proof.line.expect("the proof finds a line");
-        assert_eq!(line.len(), exact.len(), "{k} pieces");
-        assert_eq!(replay(&puzzle, &line), Ok(puzzle.goal));
-        assert_eq!(proof.no_line_within, Some(line.len() as u32 - 1));
-        assert!(proof.nodes > 0 && proof.table_bytes > 0);
+        // Without a perimeter; then, up to three pieces, with one cut short by its memory (a
+        // layer left incomplete) and with one that reaches the start; with six, four moves deep.
+        let perimeters: &[(u32, usize)] = if k <= 3 {
+            &[(0, 0), (40, 1), (60, 64)]
+        } else {
+            &[(0, 0), (4, 8)]
+        };
+        for &(perimeter, perimeter_mb) in perimeters {
+            let limits = ProofLimits {
+                perimeter,
+                perimeter_mb,
+                ..LIMITS
+            };
+            let proof = prove(&puzzle, limits);
+            let line = proof.line.expect("the proof finds a line");
+            assert_eq!(line.len(), exact.len(), "{k} pieces, perimeter {perimeter}");
+            assert_eq!(replay(&puzzle, &line), Ok(puzzle.goal));
+            assert_eq!(proof.no_line_within, Some(line.len() as u32 - 1));
+            assert!(proof.nodes > 0 && proof.table_bytes > 0);
+            assert!(proof.perimeter_depth <= perimeter);
+        }
     }
     assert_eq!(shortest(&small(3), 60, 2_000_000).unwrap().len(), 23);
 }

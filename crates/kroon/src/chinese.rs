@@ -138,6 +138,15 @@ pub enum ChineseCommand {
         /// With --prove: size of the table of learned bounds, in MB.
         #[arg(long, default_value_t = 256)]
         memory: usize,
+        /// With --prove: store every position within this many moves of the goal with its
+        /// distance (a backward breadth-first search), so that the forward search stops that
+        /// many moves short; 0 for none.
+        #[arg(long, default_value_t = 7)]
+        perimeter: u32,
+        /// With --prove: memory for those positions, in MB; the perimeter stops at the last
+        /// layer that fits.
+        #[arg(long, default_value_t = 256)]
+        perimeter_memory: usize,
     },
     /// Engine against engine: places and points over a number of games.
     Match {
@@ -240,6 +249,8 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
             prove,
             max_nodes,
             memory,
+            perimeter,
+            perimeter_memory,
         } => {
             if position.position.is_none() && position.players.is_some() {
                 return solve_two(position.players, width);
@@ -253,6 +264,8 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
                 max_nodes,
                 table_mb: memory,
                 max_moves: 0,
+                perimeter,
+                perimeter_mb: perimeter_memory,
             });
             solve(&pos, width, proof)?;
         }
@@ -466,8 +479,23 @@ fn solve(pos: &Position, width: usize, proof: Option<ProofLimits>) -> Result<()>
         return Ok(());
     };
     out!("proof: lower bound at the start {}", p.start_bound)?;
-    for (threshold, nodes) in &p.iterations {
-        out!("proof: no line of {threshold} moves or fewer, {nodes} positions")?;
+    if !p.perimeter_layers.is_empty() {
+        let layers: Vec<String> = p.perimeter_layers.iter().map(u64::to_string).collect();
+        out!(
+            "proof: every position within {} moves of the goal stored, layers {}, {} MB, seconds {:.3}",
+            p.perimeter_depth,
+            layers.join(" "),
+            p.perimeter_bytes >> 20,
+            p.perimeter_time.as_secs_f64()
+        )?;
+    }
+    for it in &p.iterations {
+        out!(
+            "proof: no line of {} moves or fewer, {} positions, seconds {:.3}",
+            it.threshold,
+            it.nodes,
+            it.time.as_secs_f64()
+        )?;
     }
     let shortest = p
         .no_line_within
