@@ -54,6 +54,8 @@ pub struct Settings {
     pub init: Option<Weights>,
     /// Positions before this ply of their game are left out (the random opening plies).
     pub min_ply: u16,
+    /// Train the large layout (4x6 windows beside the 4x4 ones; 10x10 only).
+    pub large: bool,
 }
 
 impl Default for Settings {
@@ -72,6 +74,7 @@ impl Default for Settings {
             seed: 1,
             init: None,
             min_ply: 0,
+            large: false,
         }
     }
 }
@@ -110,6 +113,10 @@ pub struct Report {
     pub constant_loss: f64,
     /// Held-out loss of the written (quantised) weights, evaluated by the engine's own code.
     pub written_loss: f64,
+    /// Held-out loss of the starting weights (`init`), the same way.
+    pub init_loss: Option<f64>,
+    /// The trained layout's features.
+    pub features: usize,
     /// Time to read the data and build the features.
     pub load_time: Duration,
 }
@@ -319,8 +326,14 @@ fn load(settings: &Settings) -> Result<Loaded> {
 }
 
 /// Builds the features and targets of `records`, on `threads` threads.
-fn featurise(variant: Variant, records: &[Record], k: f32, lambda: f32, threads: usize) -> Data {
-    let layout = Layout::of(variant);
+fn featurise(
+    layout: &Layout,
+    variant: Variant,
+    records: &[Record],
+    k: f32,
+    lambda: f32,
+    threads: usize,
+) -> Data {
     let full = layout.full_stage() as f32;
     let chunk = records.len().div_ceil(threads.max(1)).max(1);
     let parts: Vec<Data> = std::thread::scope(|s| {
@@ -370,7 +383,14 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         kept,
         held,
     } = load(settings)?;
-    let layout = Layout::of(variant);
+    let layout = if settings.large {
+        match Layout::large(variant) {
+            Some(l) => l,
+            None => bail!("{variant} has no large layout (10x10 boards only)"),
+        }
+    } else {
+        Layout::of(variant)
+    };
     let n = layout.features();
     let threads = settings.threads.max(1);
     let train_refs: Vec<&Record> = kept
@@ -380,7 +400,7 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         .map(|(r, _)| r)
         .collect();
     let k = settings.k.unwrap_or_else(|| fit_k(&train_refs));
-    let data = featurise(variant, &kept, k, settings.lambda, threads);
+    let data = featurise(layout, variant, &kept, k, settings.lambda, threads);
     let (train_idx, hold_idx): (Vec<usize>, Vec<usize>) = (0..data.len()).partition(|&i| !held[i]);
     if train_idx.is_empty() {
         bail!("every game was held out: lower --holdout or give more games");
@@ -402,6 +422,23 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         })
         .sum::<f64>()
         / hold_idx.len().max(1) as f64;
+    // The loss of weights evaluated by the engine's integer evaluation, on the held-out set.
+    let engine_loss = |weights: &Weights| {
+        hold_idx
+            .iter()
+            .map(|&i| {
+                let pos = kept[i].position(variant);
+                let e = f64::from(weights.evaluate(&pos));
+                let white = if pos.turn() == kroon_rules::Colour::White {
+                    e
+                } else {
+                    -e
+                };
+                cross_entropy(sigmoid(white / f64::from(k)), f64::from(data.target[i]))
+            })
+            .sum::<f64>()
+            / hold_idx.len().max(1) as f64
+    };
     let mean_target = train_idx
         .iter()
         .map(|&i| f64::from(data.target[i]))
@@ -413,6 +450,7 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         .sum::<f64>()
         / hold_idx.len().max(1) as f64;
 
+    let init_loss = settings.init.as_ref().map(&engine_loss);
     let mut w = vec![0f32; 2 * n];
     match &settings.init {
         Some(init) => {
@@ -422,7 +460,15 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
                     init.variant()
                 );
             }
-            for f in 0..n {
+            if !layout.extends(init.layout()) {
+                bail!(
+                    "the starting weights' layout ({} features) is not part of the trained one \
+                     ({n} features)",
+                    init.layout().features()
+                );
+            }
+            // The features they share have the same indices; the rest start at zero.
+            for f in 0..init.layout().features() {
                 let (mg, eg) = init.centi_men(f);
                 w[f] = mg;
                 w[n + f] = eg;
@@ -522,22 +568,9 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         });
         lr *= settings.lr_decay;
     }
-    let weights = Weights::from_centi_men(variant, &w[..n], &w[n..]);
+    let weights = Weights::from_centi_men_in(layout, variant, &w[..n], &w[n..]);
     // The written weights, through the engine's integer evaluation.
-    let written_loss = hold_idx
-        .iter()
-        .map(|&i| {
-            let pos = kept[i].position(variant);
-            let e = f64::from(weights.evaluate(&pos));
-            let white = if pos.turn() == kroon_rules::Colour::White {
-                e
-            } else {
-                -e
-            };
-            cross_entropy(sigmoid(white / f64::from(k)), f64::from(data.target[i]))
-        })
-        .sum::<f64>()
-        / hold_idx.len().max(1) as f64;
+    let written_loss = engine_loss(&weights);
     Ok((
         weights,
         Report {
@@ -549,6 +582,8 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
             hand_loss,
             constant_loss,
             written_loss,
+            init_loss,
+            features: n,
             load_time,
         },
     ))
@@ -644,6 +679,52 @@ mod tests {
             w.centi_men(pattern::MEN)
         );
         assert!(report.written_loss < 0.06, "{report:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn starting_the_large_layout_from_4x4_weights_keeps_their_evaluation() {
+        let dir = std::env::temp_dir().join(format!("kroon-train-init-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rule.bin");
+        synthetic(&path, 200);
+        let v = Variant::International;
+        let old = kroon_search::eval::embedded_for(v).unwrap();
+        let settings = Settings {
+            data: vec![path],
+            epochs: 0,
+            k: Some(100.0),
+            init: Some((*old).clone()),
+            large: true,
+            ..Settings::default()
+        };
+        let (w, report) = train(&settings, |_| {}).unwrap();
+        assert!(w.layout().is_large());
+        assert_eq!(report.features, w.layout().features());
+        // Untrained, the new windows are zero and every position scores as before.
+        assert_eq!(report.init_loss, Some(report.written_loss));
+        let mut rng = Rng::new(9);
+        let mut pos = Position::initial(v);
+        for _ in 0..100 {
+            assert_eq!(
+                w.evaluate(&pos),
+                old.evaluate(&pos),
+                "{}",
+                kroon_rules::write_fen(&pos)
+            );
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.play(&moves[rng.below(moves.len() as u64) as usize]);
+        }
+        // Large weights cannot start 4x4 ones.
+        let back = Settings {
+            init: Some(w),
+            large: false,
+            ..settings
+        };
+        assert!(train(&back, |_| {}).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
