@@ -1052,12 +1052,38 @@ mod tests {
         assert_eq!(Layout::of(Variant::English).windows(), 5);
     }
 
+    /// Every window table of a layout: its first feature, its states and its squares in the
+    /// order of the index's digits.
+    fn tables(l: &Layout) -> Vec<(usize, usize, Vec<u8>)> {
+        let mut out: Vec<_> = (0..l.windows())
+            .map(|w| (l.window_base(w), WINDOW_STATES, l.window_squares(w)))
+            .collect();
+        if let Some(large) = &l.large {
+            out.extend((0..LARGE_WINDOWS).map(|w| {
+                let base = large.base + w * LARGE_STATES;
+                (base, LARGE_STATES, l.large_squares(large, w))
+            }));
+        }
+        out
+    }
+
+    /// The layouts to test: each board's, and the large one.
+    fn layouts(variants: &[Variant]) -> Vec<(Variant, &'static Layout)> {
+        variants
+            .iter()
+            .map(|&v| (v, Layout::of(v)))
+            .chain(std::iter::once((
+                Variant::International,
+                Layout::large(Variant::International).unwrap(),
+            )))
+            .collect()
+    }
+
     #[test]
     fn window_indices_round_trip_on_random_positions() {
-        for v in [Variant::International, Variant::Brazilian] {
-            let l = Layout::of(v);
+        for (v, l) in layouts(&[Variant::International, Variant::Brazilian]) {
             for seed in 0..200 {
-                let pos = walk(v, seed, (seed % 60) as usize);
+                let pos = walk(v, seed, (seed % 80) as usize);
                 let mut c = Collect::default();
                 l.visit(&pos, &mut c);
                 let kings = pos.kings();
@@ -1075,18 +1101,16 @@ mod tests {
                         (pos.pieces(Colour::White), pos.pieces(Colour::Black))
                     };
                     let (own, opp) = (view(own & !kings), view(opp & !kings));
-                    for w in 0..l.windows() {
-                        let base = l.window_base(w);
-                        let found: Vec<_> =
-                            c.0.iter()
-                                .filter(|&&(f, s)| {
-                                    s == w_side && (base..base + WINDOW_STATES).contains(&f)
-                                })
-                                .collect();
+                    for (w, (base, states, squares)) in tables(l).into_iter().enumerate() {
+                        let found: Vec<_> = c
+                            .0
+                            .iter()
+                            .filter(|&&(f, s)| s == w_side && (base..base + states).contains(&f))
+                            .collect();
                         assert_eq!(found.len(), 1);
                         // Decode the state digit by digit and compare with the board.
                         let mut state = found[0].0 - base;
-                        for &s in &l.window_squares(w) {
+                        for &s in &squares {
                             let sq = Square::new(s);
                             let want = if own.has(sq) {
                                 1
@@ -1106,19 +1130,23 @@ mod tests {
 
     #[test]
     fn window_states_kept_move_by_move_match_the_board() {
-        for v in [Variant::International, Variant::Frisian, Variant::Russian] {
-            let l = Layout::of(v);
+        for (v, l) in layouts(&[Variant::International, Variant::Frisian, Variant::Russian]) {
             let (mut captures, mut crownings, mut king_moves) = (0, 0, 0);
             for seed in 0..60u64 {
                 let mut pos = Position::initial(v);
                 let mut indices = l.window_indices(&pos);
-                let mut rng = SplitMix64(seed);
+                let mut large = l.large_indices(&pos);
+                let mut rng = SplitMix64(seed ^ u64::from(l.is_large()) << 32);
                 for _ in 0..(seed as usize % 120 + 20) {
                     // The states the features are made of, against the ones visit finds from
                     // the bitboards.
                     let (mut from_board, mut given) = (Collect::default(), Collect::default());
                     l.visit(&pos, &mut from_board);
-                    l.visit_indexed(&pos, &indices, &mut given);
+                    if l.is_large() {
+                        l.visit_indexed_large(&pos, &indices, &large, &mut given);
+                    } else {
+                        l.visit_indexed(&pos, &indices, &mut given);
+                    }
                     from_board.0.sort_unstable();
                     given.0.sort_unstable();
                     assert_eq!(from_board.0, given.0, "{}", kroon_rules::write_fen(&pos));
@@ -1136,9 +1164,16 @@ mod tests {
                             "{} {mv:?}",
                             kroon_rules::write_fen(&pos)
                         );
+                        assert_eq!(
+                            l.large_after(&large, &pos, mv),
+                            l.large_indices(&pos.play(mv)),
+                            "{} {mv:?}",
+                            kroon_rules::write_fen(&pos)
+                        );
                     }
                     let mv = &moves[rng.below(moves.len())];
                     indices = l.indices_after(&indices, &pos, mv);
+                    large = l.large_after(&large, &pos, mv);
                     pos = pos.play(mv);
                 }
             }
@@ -1149,8 +1184,7 @@ mod tests {
 
     #[test]
     fn features_are_antisymmetric_under_the_colour_flip() {
-        for v in [Variant::International, Variant::English] {
-            let l = Layout::of(v);
+        for (v, l) in layouts(&[Variant::International, Variant::English]) {
             for seed in 0..100 {
                 let pos = walk(v, seed, 10 + (seed % 70) as usize);
                 let mut a = Collect::default();
@@ -1197,51 +1231,6 @@ mod tests {
             .any(|&(x, _)| (RUNAWAY..l.king_squares).contains(&x)));
     }
 
-    /// Decodes every large window's state that `visit` reports and compares it with the board.
-    #[test]
-    fn large_window_states_match_the_board() {
-        let v = Variant::International;
-        let l = Layout::large(v).unwrap();
-        let large = l.large.as_ref().unwrap();
-        for seed in 0..200 {
-            let pos = walk(v, seed, (seed % 80) as usize);
-            let mut c = Collect::default();
-            l.visit(&pos, &mut c);
-            let kings = pos.kings();
-            for (w_side, turned) in [(1, false), (-1, true)] {
-                let view = |b: Bitboard| if turned { Bitboard(l.turned(b)) } else { b };
-                let (own, opp) = if turned {
-                    (pos.pieces(Colour::Black), pos.pieces(Colour::White))
-                } else {
-                    (pos.pieces(Colour::White), pos.pieces(Colour::Black))
-                };
-                let (own, opp) = (view(own & !kings), view(opp & !kings));
-                for w in 0..LARGE_WINDOWS {
-                    let base = large.base + w * LARGE_STATES;
-                    let found: Vec<_> = c
-                        .0
-                        .iter()
-                        .filter(|&&(f, s)| s == w_side && (base..base + LARGE_STATES).contains(&f))
-                        .collect();
-                    assert_eq!(found.len(), 1);
-                    let mut state = found[0].0 - base;
-                    for &s in &l.large_squares(large, w) {
-                        let sq = Square::new(s);
-                        let want = if own.has(sq) {
-                            1
-                        } else if opp.has(sq) {
-                            2
-                        } else {
-                            0
-                        };
-                        assert_eq!(state % 3, want, "seed {seed} large window {w}");
-                        state /= 3;
-                    }
-                }
-            }
-        }
-    }
-
     #[test]
     fn large_windows_cover_the_board_once_a_window() {
         let v = Variant::International;
@@ -1272,64 +1261,6 @@ mod tests {
         assert_eq!(l.features(), small.features() + 6 * 531_441);
         assert_eq!(large.base, small.features());
         assert!(Layout::large(Variant::Russian).is_none());
-    }
-
-    #[test]
-    fn large_states_kept_move_by_move_match_the_board() {
-        let v = Variant::International;
-        let l = Layout::large(v).unwrap();
-        let mut kinds = [0usize; 3];
-        for seed in 0..60u64 {
-            let mut pos = Position::initial(v);
-            let (mut indices, mut large) = (l.window_indices(&pos), l.large_indices(&pos));
-            let mut rng = SplitMix64(seed ^ 0xABCD);
-            for _ in 0..(seed as usize % 120 + 20) {
-                let (mut from_board, mut given) = (Collect::default(), Collect::default());
-                l.visit(&pos, &mut from_board);
-                l.visit_indexed_large(&pos, &indices, &large, &mut given);
-                from_board.0.sort_unstable();
-                given.0.sort_unstable();
-                assert_eq!(from_board.0, given.0, "{}", kroon_rules::write_fen(&pos));
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                for mv in &moves {
-                    kinds[0] += usize::from(mv.is_capture());
-                    kinds[1] += usize::from(mv.promotes);
-                    kinds[2] += usize::from(pos.kings().has(mv.from));
-                    assert_eq!(
-                        l.large_after(&large, &pos, mv),
-                        l.large_indices(&pos.play(mv)),
-                        "{} {mv:?}",
-                        kroon_rules::write_fen(&pos)
-                    );
-                }
-                let mv = &moves[rng.below(moves.len())];
-                indices = l.indices_after(&indices, &pos, mv);
-                large = l.large_after(&large, &pos, mv);
-                pos = pos.play(mv);
-            }
-        }
-        assert!(
-            kinds[0] > 100 && kinds[1] > 10 && kinds[2] > 100,
-            "{kinds:?}"
-        );
-    }
-
-    #[test]
-    fn large_features_are_antisymmetric_under_the_colour_flip() {
-        let l = Layout::large(Variant::International).unwrap();
-        for seed in 0..100 {
-            let pos = walk(Variant::International, seed, 10 + (seed % 70) as usize);
-            let (mut a, mut b) = (Collect::default(), Collect::default());
-            l.visit(&pos, &mut a);
-            l.visit(&pos.flipped(), &mut b);
-            let mut a: Vec<_> = a.0.into_iter().map(|(f, x)| (f, -x)).collect();
-            a.sort_unstable();
-            b.0.sort_unstable();
-            assert_eq!(a, b.0, "{}", kroon_rules::write_fen(&pos));
-        }
     }
 
     #[test]
