@@ -226,12 +226,13 @@ fn fit_k(records: &[&Record]) -> f32 {
 }
 
 /// The model's prediction for position `i`, and the derivative of the loss by the blended
-/// evaluation (before the division), for weights `w` (middle game first, then endgame).
-fn predict(data: &Data, i: usize, w: &[f32], n: usize, k: f32) -> (f64, f64) {
+/// evaluation (before the division), for weights `w` (each feature's middle-game weight, then its
+/// endgame weight beside it, so that one cache line serves both).
+fn predict(data: &Data, i: usize, w: &[f32], k: f32) -> (f64, f64) {
     let p = data.mg[i];
     let mut raw = 0f32;
     for (f, v) in data.features(i) {
-        raw += v * (p * w[f] + (1.0 - p) * w[n + f]);
+        raw += v * (p * w[2 * f] + (1.0 - p) * w[2 * f + 1]);
     }
     let [pos, neg] = data.div[i];
     let div = if raw > 0.0 {
@@ -249,7 +250,7 @@ fn predict(data: &Data, i: usize, w: &[f32], n: usize, k: f32) -> (f64, f64) {
 }
 
 /// Mean loss over `indices`, on `threads` threads.
-fn mean_loss(data: &Data, indices: &[usize], w: &[f32], n: usize, k: f32, threads: usize) -> f64 {
+fn mean_loss(data: &Data, indices: &[usize], w: &[f32], k: f32, threads: usize) -> f64 {
     if indices.is_empty() {
         return 0.0;
     }
@@ -261,7 +262,7 @@ fn mean_loss(data: &Data, indices: &[usize], w: &[f32], n: usize, k: f32, thread
                 s.spawn(move || {
                     part.iter()
                         .map(|&i| {
-                            cross_entropy(predict(data, i, w, n, k).0, f64::from(data.target[i]))
+                            cross_entropy(predict(data, i, w, k).0, f64::from(data.target[i]))
                         })
                         .sum::<f64>()
                 })
@@ -470,23 +471,32 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
             // The features they share have the same indices; the rest start at zero.
             for f in 0..init.layout().features() {
                 let (mg, eg) = init.centi_men(f);
-                w[f] = mg;
-                w[n + f] = eg;
+                w[2 * f] = mg;
+                w[2 * f + 1] = eg;
             }
         }
         None => {
-            w[pattern::MEN] = 100.0;
-            w[n + pattern::MEN] = 100.0;
-            w[pattern::FIRST_KING] = 300.0;
-            w[n + pattern::FIRST_KING] = 300.0;
-            w[pattern::EXTRA_KINGS] = 300.0;
-            w[n + pattern::EXTRA_KINGS] = 300.0;
+            for (f, value) in [
+                (pattern::MEN, 100.0),
+                (pattern::FIRST_KING, 300.0),
+                (pattern::EXTRA_KINGS, 300.0),
+            ] {
+                w[2 * f] = value;
+                w[2 * f + 1] = value;
+            }
         }
     }
-    let sparse: Vec<bool> = (0..2 * n).map(|i| layout.is_sparse(i % n)).collect();
+    let sparse: Vec<bool> = (0..2 * n).map(|i| layout.is_sparse(i / 2)).collect();
     let mut m = vec![0f32; 2 * n];
     let mut v = vec![0f32; 2 * n];
     let mut grads: Vec<Vec<f32>> = vec![vec![0f32; 2 * n]; threads];
+    // The features each thread touched in the batch (its gradient is zero elsewhere).
+    let mut touched: Vec<Vec<u32>> = vec![Vec::new(); threads];
+    // The features whose weights a step can change: nonzero at the start, or touched since. The
+    // others (most of the large layout's) stay zero, and a step skips them rather than sweeping
+    // millions of zeros.
+    let mut is_active: Vec<bool> = w.chunks_exact(2).map(|c| c != [0.0, 0.0]).collect();
+    let mut active: Vec<u32> = (0..n as u32).filter(|&f| is_active[f as usize]).collect();
     let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
     let mut step = 0i32;
     let mut lr = settings.lr;
@@ -505,19 +515,20 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
             let losses: Vec<f64> = std::thread::scope(|s| {
                 let handles: Vec<_> = batch
                     .chunks(chunk)
-                    .zip(grads.iter_mut())
-                    .map(|(part, g)| {
+                    .zip(grads.iter_mut().zip(touched.iter_mut()))
+                    .map(|(part, (g, touched))| {
                         s.spawn(move || {
-                            g.fill(0.0);
+                            touched.clear();
                             let mut loss = 0f64;
                             for &i in part {
-                                let (pred, d) = predict(data_r, i, wr, n, k);
+                                let (pred, d) = predict(data_r, i, wr, k);
                                 loss += cross_entropy(pred, f64::from(data_r.target[i]));
                                 let p = data_r.mg[i];
                                 let d = d as f32;
                                 for (f, val) in data_r.features(i) {
-                                    g[f] += d * val * p;
-                                    g[n + f] += d * val * (1.0 - p);
+                                    touched.push(f as u32);
+                                    g[2 * f] += d * val * p;
+                                    g[2 * f + 1] += d * val * (1.0 - p);
                                 }
                             }
                             loss
@@ -532,17 +543,34 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
             epoch_loss += losses.iter().sum::<f64>();
             let used = batch.len().div_ceil(chunk);
             let (first, rest) = grads.split_at_mut(1);
-            for g in rest.iter().take(used.saturating_sub(1)) {
-                for (a, b) in first[0].iter_mut().zip(g.iter()) {
-                    *a += b;
+            for (g, touched) in rest
+                .iter_mut()
+                .zip(&touched[1..])
+                .take(used.saturating_sub(1))
+            {
+                for &f in touched {
+                    for j in [2 * f as usize, 2 * f as usize + 1] {
+                        first[0][j] += g[j];
+                        g[j] = 0.0;
+                    }
+                }
+            }
+            for &f in touched.iter().take(used).flatten() {
+                if !is_active[f as usize] {
+                    is_active[f as usize] = true;
+                    active.push(f);
                 }
             }
             step += 1;
             let scale = 1.0 / batch.len() as f32;
             let c1 = 1.0 - b1.powi(step);
             let c2 = 1.0 - b2.powi(step);
-            for j in 0..2 * n {
+            for j in active
+                .iter()
+                .flat_map(|&f| [2 * f as usize, 2 * f as usize + 1])
+            {
                 let g = first[0][j] * scale;
+                first[0][j] = 0.0;
                 if sparse[j] {
                     // Decoupled from the gradient (AdamW): Adam would scale an L2 gradient up to
                     // a full step for every weight absent from the batch.
@@ -558,7 +586,7 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
                 w[j] = w[j].clamp(-MAX_CENTI_MEN, MAX_CENTI_MEN);
             }
         }
-        let holdout_loss = mean_loss(&data, &hold_idx, &w, n, k, threads);
+        let holdout_loss = mean_loss(&data, &hold_idx, &w, k, threads);
         on_epoch(&Epoch {
             epoch,
             train_loss: epoch_loss / order.len() as f64,
@@ -568,7 +596,8 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         });
         lr *= settings.lr_decay;
     }
-    let weights = Weights::from_centi_men_in(layout, variant, &w[..n], &w[n..]);
+    let (mg, eg): (Vec<f32>, Vec<f32>) = w.chunks_exact(2).map(|c| (c[0], c[1])).unzip();
+    let weights = Weights::from_centi_men_in(layout, variant, &mg, &eg);
     // The written weights, through the engine's integer evaluation.
     let written_loss = engine_loss(&weights);
     Ok((
