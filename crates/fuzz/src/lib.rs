@@ -435,6 +435,22 @@ const WEIGHTS: &[u8] = include_bytes!("../../search/weights/normal.kew");
 /// Starting inputs for `name`: valid and nearly valid texts and files, from which the fuzzer and
 /// the tests' mutations grow others.
 #[must_use]
+/// The embedded weights in the large layout (its 4x6 windows zero): a sparse (version 2) image.
+fn large_weights() -> Vec<u8> {
+    let Ok(small) = Weights::from_bytes(WEIGHTS) else {
+        return Vec::new();
+    };
+    let variant = small.variant();
+    let Some(large) = kroon_search::eval::pattern::Layout::large(variant) else {
+        return Vec::new();
+    };
+    let (mut mg, mut eg) = (vec![0.0; large.features()], vec![0.0; large.features()]);
+    for f in 0..small.layout().features() {
+        (mg[f], eg[f]) = small.centi_men(f);
+    }
+    Weights::from_centi_men_in(large, variant, &mg, &eg).to_bytes()
+}
+
 pub fn seeds(name: &str) -> Vec<Vec<u8>> {
     let lines = |l: &[&str]| l.iter().map(|s| s.as_bytes().to_vec()).collect();
     match name {
@@ -545,7 +561,7 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
         "weights" => {
             let mut cut = WEIGHTS.to_vec();
             cut.truncate(64);
-            vec![WEIGHTS.to_vec(), cut]
+            vec![WEIGHTS.to_vec(), cut, large_weights()]
         }
         "records" => {
             use kroon_learn::record::{header, Record};

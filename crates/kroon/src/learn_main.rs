@@ -112,6 +112,9 @@ pub struct TrainArgs {
     /// Leave out positions before this ply of their game.
     #[arg(long, default_value_t = 0)]
     min_ply: u16,
+    /// The feature layout: `small` (4x4 windows) or `large` (4x6 windows too; 10x10 only).
+    #[arg(long, default_value = "small", value_parser = ["small", "large"])]
+    layout: String,
 }
 
 pub fn selfplay(args: SelfplayArgs, config: &Config) -> Result<()> {
@@ -209,6 +212,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
         seed: args.seed,
         init,
         min_ply: args.min_ply,
+        large: args.layout == "large",
     };
     say!("epoch  train loss  held-out loss  step size  seconds")?;
     let (weights, report) = train::train(&settings, |e| {
@@ -237,6 +241,9 @@ pub fn train(args: TrainArgs) -> Result<()> {
         report.hand_loss,
         report.written_loss
     )?;
+    if let Some(loss) = report.init_loss {
+        say!("held-out loss of the starting weights (--init): {loss:.6}")?;
+    }
     let layout = weights.layout();
     for f in 0..pattern::RUNAWAY + 3 {
         let (mg, eg) = weights.centi_men(f);

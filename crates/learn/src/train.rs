@@ -54,6 +54,8 @@ pub struct Settings {
     pub init: Option<Weights>,
     /// Positions before this ply of their game are left out (the random opening plies).
     pub min_ply: u16,
+    /// Train the large layout (4x6 windows beside the 4x4 ones; 10x10 only).
+    pub large: bool,
 }
 
 impl Default for Settings {
@@ -72,6 +74,7 @@ impl Default for Settings {
             seed: 1,
             init: None,
             min_ply: 0,
+            large: false,
         }
     }
 }
@@ -110,6 +113,10 @@ pub struct Report {
     pub constant_loss: f64,
     /// Held-out loss of the written (quantised) weights, evaluated by the engine's own code.
     pub written_loss: f64,
+    /// Held-out loss of the starting weights (`init`), the same way.
+    pub init_loss: Option<f64>,
+    /// The trained layout's features.
+    pub features: usize,
     /// Time to read the data and build the features.
     pub load_time: Duration,
 }
@@ -219,12 +226,13 @@ fn fit_k(records: &[&Record]) -> f32 {
 }
 
 /// The model's prediction for position `i`, and the derivative of the loss by the blended
-/// evaluation (before the division), for weights `w` (middle game first, then endgame).
-fn predict(data: &Data, i: usize, w: &[f32], n: usize, k: f32) -> (f64, f64) {
+/// evaluation (before the division), for weights `w` (each feature's middle-game weight, then its
+/// endgame weight beside it, so that one cache line serves both).
+fn predict(data: &Data, i: usize, w: &[f32], k: f32) -> (f64, f64) {
     let p = data.mg[i];
     let mut raw = 0f32;
     for (f, v) in data.features(i) {
-        raw += v * (p * w[f] + (1.0 - p) * w[n + f]);
+        raw += v * (p * w[2 * f] + (1.0 - p) * w[2 * f + 1]);
     }
     let [pos, neg] = data.div[i];
     let div = if raw > 0.0 {
@@ -242,7 +250,7 @@ fn predict(data: &Data, i: usize, w: &[f32], n: usize, k: f32) -> (f64, f64) {
 }
 
 /// Mean loss over `indices`, on `threads` threads.
-fn mean_loss(data: &Data, indices: &[usize], w: &[f32], n: usize, k: f32, threads: usize) -> f64 {
+fn mean_loss(data: &Data, indices: &[usize], w: &[f32], k: f32, threads: usize) -> f64 {
     if indices.is_empty() {
         return 0.0;
     }
@@ -254,7 +262,7 @@ fn mean_loss(data: &Data, indices: &[usize], w: &[f32], n: usize, k: f32, thread
                 s.spawn(move || {
                     part.iter()
                         .map(|&i| {
-                            cross_entropy(predict(data, i, w, n, k).0, f64::from(data.target[i]))
+                            cross_entropy(predict(data, i, w, k).0, f64::from(data.target[i]))
                         })
                         .sum::<f64>()
                 })
@@ -319,8 +327,14 @@ fn load(settings: &Settings) -> Result<Loaded> {
 }
 
 /// Builds the features and targets of `records`, on `threads` threads.
-fn featurise(variant: Variant, records: &[Record], k: f32, lambda: f32, threads: usize) -> Data {
-    let layout = Layout::of(variant);
+fn featurise(
+    layout: &Layout,
+    variant: Variant,
+    records: &[Record],
+    k: f32,
+    lambda: f32,
+    threads: usize,
+) -> Data {
     let full = layout.full_stage() as f32;
     let chunk = records.len().div_ceil(threads.max(1)).max(1);
     let parts: Vec<Data> = std::thread::scope(|s| {
@@ -370,7 +384,14 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         kept,
         held,
     } = load(settings)?;
-    let layout = Layout::of(variant);
+    let layout = if settings.large {
+        match Layout::large(variant) {
+            Some(l) => l,
+            None => bail!("{variant} has no large layout (10x10 boards only)"),
+        }
+    } else {
+        Layout::of(variant)
+    };
     let n = layout.features();
     let threads = settings.threads.max(1);
     let train_refs: Vec<&Record> = kept
@@ -380,7 +401,7 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         .map(|(r, _)| r)
         .collect();
     let k = settings.k.unwrap_or_else(|| fit_k(&train_refs));
-    let data = featurise(variant, &kept, k, settings.lambda, threads);
+    let data = featurise(layout, variant, &kept, k, settings.lambda, threads);
     let (train_idx, hold_idx): (Vec<usize>, Vec<usize>) = (0..data.len()).partition(|&i| !held[i]);
     if train_idx.is_empty() {
         bail!("every game was held out: lower --holdout or give more games");
@@ -402,6 +423,23 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         })
         .sum::<f64>()
         / hold_idx.len().max(1) as f64;
+    // The loss of weights evaluated by the engine's integer evaluation, on the held-out set.
+    let engine_loss = |weights: &Weights| {
+        hold_idx
+            .iter()
+            .map(|&i| {
+                let pos = kept[i].position(variant);
+                let e = f64::from(weights.evaluate(&pos));
+                let white = if pos.turn() == kroon_rules::Colour::White {
+                    e
+                } else {
+                    -e
+                };
+                cross_entropy(sigmoid(white / f64::from(k)), f64::from(data.target[i]))
+            })
+            .sum::<f64>()
+            / hold_idx.len().max(1) as f64
+    };
     let mean_target = train_idx
         .iter()
         .map(|&i| f64::from(data.target[i]))
@@ -413,6 +451,7 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         .sum::<f64>()
         / hold_idx.len().max(1) as f64;
 
+    let init_loss = settings.init.as_ref().map(&engine_loss);
     let mut w = vec![0f32; 2 * n];
     match &settings.init {
         Some(init) => {
@@ -422,25 +461,42 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
                     init.variant()
                 );
             }
-            for f in 0..n {
+            if !layout.extends(init.layout()) {
+                bail!(
+                    "the starting weights' layout ({} features) is not part of the trained one \
+                     ({n} features)",
+                    init.layout().features()
+                );
+            }
+            // The features they share have the same indices; the rest start at zero.
+            for f in 0..init.layout().features() {
                 let (mg, eg) = init.centi_men(f);
-                w[f] = mg;
-                w[n + f] = eg;
+                w[2 * f] = mg;
+                w[2 * f + 1] = eg;
             }
         }
         None => {
-            w[pattern::MEN] = 100.0;
-            w[n + pattern::MEN] = 100.0;
-            w[pattern::FIRST_KING] = 300.0;
-            w[n + pattern::FIRST_KING] = 300.0;
-            w[pattern::EXTRA_KINGS] = 300.0;
-            w[n + pattern::EXTRA_KINGS] = 300.0;
+            for (f, value) in [
+                (pattern::MEN, 100.0),
+                (pattern::FIRST_KING, 300.0),
+                (pattern::EXTRA_KINGS, 300.0),
+            ] {
+                w[2 * f] = value;
+                w[2 * f + 1] = value;
+            }
         }
     }
-    let sparse: Vec<bool> = (0..2 * n).map(|i| layout.is_sparse(i % n)).collect();
+    let sparse: Vec<bool> = (0..2 * n).map(|i| layout.is_sparse(i / 2)).collect();
     let mut m = vec![0f32; 2 * n];
     let mut v = vec![0f32; 2 * n];
     let mut grads: Vec<Vec<f32>> = vec![vec![0f32; 2 * n]; threads];
+    // The features each thread touched in the batch (its gradient is zero elsewhere).
+    let mut touched: Vec<Vec<u32>> = vec![Vec::new(); threads];
+    // The features whose weights a step can change: nonzero at the start, or touched since. The
+    // others (most of the large layout's) stay zero, and a step skips them rather than sweeping
+    // millions of zeros.
+    let mut is_active: Vec<bool> = w.chunks_exact(2).map(|c| c != [0.0, 0.0]).collect();
+    let mut active: Vec<u32> = (0..n as u32).filter(|&f| is_active[f as usize]).collect();
     let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
     let mut step = 0i32;
     let mut lr = settings.lr;
@@ -459,19 +515,20 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
             let losses: Vec<f64> = std::thread::scope(|s| {
                 let handles: Vec<_> = batch
                     .chunks(chunk)
-                    .zip(grads.iter_mut())
-                    .map(|(part, g)| {
+                    .zip(grads.iter_mut().zip(touched.iter_mut()))
+                    .map(|(part, (g, touched))| {
                         s.spawn(move || {
-                            g.fill(0.0);
+                            touched.clear();
                             let mut loss = 0f64;
                             for &i in part {
-                                let (pred, d) = predict(data_r, i, wr, n, k);
+                                let (pred, d) = predict(data_r, i, wr, k);
                                 loss += cross_entropy(pred, f64::from(data_r.target[i]));
                                 let p = data_r.mg[i];
                                 let d = d as f32;
                                 for (f, val) in data_r.features(i) {
-                                    g[f] += d * val * p;
-                                    g[n + f] += d * val * (1.0 - p);
+                                    touched.push(f as u32);
+                                    g[2 * f] += d * val * p;
+                                    g[2 * f + 1] += d * val * (1.0 - p);
                                 }
                             }
                             loss
@@ -486,17 +543,34 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
             epoch_loss += losses.iter().sum::<f64>();
             let used = batch.len().div_ceil(chunk);
             let (first, rest) = grads.split_at_mut(1);
-            for g in rest.iter().take(used.saturating_sub(1)) {
-                for (a, b) in first[0].iter_mut().zip(g.iter()) {
-                    *a += b;
+            for (g, touched) in rest
+                .iter_mut()
+                .zip(&touched[1..])
+                .take(used.saturating_sub(1))
+            {
+                for &f in touched {
+                    for j in [2 * f as usize, 2 * f as usize + 1] {
+                        first[0][j] += g[j];
+                        g[j] = 0.0;
+                    }
+                }
+            }
+            for &f in touched.iter().take(used).flatten() {
+                if !is_active[f as usize] {
+                    is_active[f as usize] = true;
+                    active.push(f);
                 }
             }
             step += 1;
             let scale = 1.0 / batch.len() as f32;
             let c1 = 1.0 - b1.powi(step);
             let c2 = 1.0 - b2.powi(step);
-            for j in 0..2 * n {
+            for j in active
+                .iter()
+                .flat_map(|&f| [2 * f as usize, 2 * f as usize + 1])
+            {
                 let g = first[0][j] * scale;
+                first[0][j] = 0.0;
                 if sparse[j] {
                     // Decoupled from the gradient (AdamW): Adam would scale an L2 gradient up to
                     // a full step for every weight absent from the batch.
@@ -512,7 +586,7 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
                 w[j] = w[j].clamp(-MAX_CENTI_MEN, MAX_CENTI_MEN);
             }
         }
-        let holdout_loss = mean_loss(&data, &hold_idx, &w, n, k, threads);
+        let holdout_loss = mean_loss(&data, &hold_idx, &w, k, threads);
         on_epoch(&Epoch {
             epoch,
             train_loss: epoch_loss / order.len() as f64,
@@ -522,22 +596,10 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         });
         lr *= settings.lr_decay;
     }
-    let weights = Weights::from_centi_men(variant, &w[..n], &w[n..]);
+    let (mg, eg): (Vec<f32>, Vec<f32>) = w.chunks_exact(2).map(|c| (c[0], c[1])).unzip();
+    let weights = Weights::from_centi_men_in(layout, variant, &mg, &eg);
     // The written weights, through the engine's integer evaluation.
-    let written_loss = hold_idx
-        .iter()
-        .map(|&i| {
-            let pos = kept[i].position(variant);
-            let e = f64::from(weights.evaluate(&pos));
-            let white = if pos.turn() == kroon_rules::Colour::White {
-                e
-            } else {
-                -e
-            };
-            cross_entropy(sigmoid(white / f64::from(k)), f64::from(data.target[i]))
-        })
-        .sum::<f64>()
-        / hold_idx.len().max(1) as f64;
+    let written_loss = engine_loss(&weights);
     Ok((
         weights,
         Report {
@@ -549,6 +611,8 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
             hand_loss,
             constant_loss,
             written_loss,
+            init_loss,
+            features: n,
             load_time,
         },
     ))
@@ -644,6 +708,52 @@ mod tests {
             w.centi_men(pattern::MEN)
         );
         assert!(report.written_loss < 0.06, "{report:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn starting_the_large_layout_from_4x4_weights_keeps_their_evaluation() {
+        let dir = std::env::temp_dir().join(format!("kroon-train-init-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rule.bin");
+        synthetic(&path, 200);
+        let v = Variant::International;
+        let old = kroon_search::eval::embedded_for(v).unwrap();
+        let settings = Settings {
+            data: vec![path],
+            epochs: 0,
+            k: Some(100.0),
+            init: Some((*old).clone()),
+            large: true,
+            ..Settings::default()
+        };
+        let (w, report) = train(&settings, |_| {}).unwrap();
+        assert!(w.layout().is_large());
+        assert_eq!(report.features, w.layout().features());
+        // Untrained, the new windows are zero and every position scores as before.
+        assert_eq!(report.init_loss, Some(report.written_loss));
+        let mut rng = Rng::new(9);
+        let mut pos = Position::initial(v);
+        for _ in 0..100 {
+            assert_eq!(
+                w.evaluate(&pos),
+                old.evaluate(&pos),
+                "{}",
+                kroon_rules::write_fen(&pos)
+            );
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.play(&moves[rng.below(moves.len() as u64) as usize]);
+        }
+        // Large weights cannot start 4x4 ones.
+        let back = Settings {
+            init: Some(w),
+            large: false,
+            ..settings
+        };
+        assert!(train(&back, |_| {}).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

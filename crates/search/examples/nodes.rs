@@ -6,7 +6,9 @@
 //! cargo run --release -p kroon-search --example nodes -- FEN DEPTH
 //! cargo run --release -p kroon-search --example nodes -- FEN --time SECONDS
 //! ```
-//! It searches exactly as `kroon analyse --threads 1 --hash 64 --egdb none` does.
+//! It searches exactly as `kroon analyse --threads 1 --hash 64 --egdb none` does. With
+//! `KROON_WEIGHTS=FILE` in the environment it evaluates with that weights file instead (to
+//! compare layouts, as `--weights` does for `kroon`).
 
 use kroon_rules::{parse_fen, Variant};
 use kroon_search::{Engine, EvalKind, Limits, SearchRequest};
@@ -28,7 +30,22 @@ fn main() {
         std::process::exit(2);
     };
     let mut engine = Engine::new(1, 64);
-    let weights = kroon_search::eval::embedded_for(Variant::International);
+    let weights = match std::env::var_os("KROON_WEIGHTS") {
+        Some(path) => {
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| {
+                eprintln!("{}: {e}", path.to_string_lossy());
+                std::process::exit(2);
+            });
+            match kroon_search::eval::Weights::from_bytes(&bytes) {
+                Ok(w) => Some(std::sync::Arc::new(w)),
+                Err(e) => {
+                    eprintln!("{}: {e}", path.to_string_lossy());
+                    std::process::exit(2);
+                }
+            }
+        }
+        None => kroon_search::eval::embedded_for(Variant::International),
+    };
     engine.set_eval(EvalKind::Learned.with(weights.as_ref()));
     let result = engine.search(&SearchRequest::position(pos, limits), &|_| {});
     let secs = result.elapsed.as_secs_f64();

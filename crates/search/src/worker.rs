@@ -1,6 +1,6 @@
 //! One search thread: iterative deepening, principal-variation search and quiescence.
 
-use crate::eval::pattern::WindowIndices;
+use crate::eval::pattern::{LargeIndices, WindowIndices};
 use crate::eval::{Eval, Weights};
 use crate::score::{from_tt, is_decisive, to_tt, INF, WIN};
 use crate::smp::Shared;
@@ -127,6 +127,8 @@ pub struct Worker<'a> {
     learned: Option<&'a Weights>,
     /// With `learned`: the window states of the position at each ply, kept move by move.
     windows: Vec<WindowIndices>,
+    /// With `learned` weights of a large layout: its 4x6 windows' states at each ply.
+    large: Option<Vec<LargeIndices>>,
     /// Whether searches store into the table: not while multi-PV looks for lines 2 and on, so
     /// that line 1 of every iteration finds the table as the ordinary search would.
     stores: bool,
@@ -166,6 +168,7 @@ impl<'a> Worker<'a> {
             eval_cache: vec![EVAL_CACHE_EMPTY; EVAL_CACHE].into_boxed_slice(),
             learned: None,
             windows: vec![WindowIndices::default(); MAX_PLY + 2],
+            large: None,
             tuning: shared.tuning,
         }
     }
@@ -215,8 +218,14 @@ impl<'a> Worker<'a> {
             Eval::Learned(w) if w.variant() == self.variant => Some(w),
             _ => None,
         };
+        self.large = None;
         if let Some(w) = self.learned {
             self.windows[0] = w.layout().window_indices(root);
+            if w.layout().is_large() {
+                let mut large = vec![LargeIndices::default(); MAX_PLY + 2];
+                large[0] = w.layout().large_indices(root);
+                self.large = Some(large);
+            }
         }
         let mut root_moves = root.legal_moves();
         let mut best = ThreadResult::default();
@@ -428,6 +437,9 @@ impl<'a> Worker<'a> {
         self.keys.push(child.key());
         if let Some(w) = self.learned {
             self.windows[ply + 1] = w.layout().indices_after(&self.windows[ply], pos, mv);
+            if let Some(large) = &mut self.large {
+                large[ply + 1] = w.layout().large_after(&large[ply], pos, mv);
+            }
         }
     }
 
@@ -548,7 +560,13 @@ impl<'a> Worker<'a> {
             Some(w) => {
                 let indices = &self.windows[ply];
                 debug_assert_eq!(*indices, w.layout().window_indices(pos));
-                w.evaluate_indexed(pos, indices)
+                match &self.large {
+                    None => w.evaluate_indexed(pos, indices),
+                    Some(large) => {
+                        debug_assert_eq!(large[ply], w.layout().large_indices(pos));
+                        w.evaluate_indexed_large(pos, indices, &large[ply])
+                    }
+                }
             }
             None => self.eval.evaluate(pos),
         };

@@ -39,6 +39,15 @@ pub const WINDOW_SQUARES: u32 = 8;
 /// States of a window: 3^8.
 pub const WINDOW_STATES: usize = 6561;
 
+/// Squares in a large window (4 rows by 6 columns, the "large" 10x10 layout).
+pub const LARGE_SQUARES: u32 = 12;
+/// States of a large window: 3^12.
+pub const LARGE_STATES: usize = 531_441;
+/// Large windows a side scores: row pairs 0 and 1 of its view, three column bands each.
+const LARGE_WINDOWS: usize = 6;
+/// Column bands of large windows on 10x10 (fields 0-2, 1-3, 2-4 of each row).
+const LARGE_BANDS: usize = 3;
+
 /// The features besides kings' squares and windows, in index order.
 pub const MEN: usize = 0;
 /// A side has at least one king.
@@ -82,6 +91,28 @@ static TERNARY: [u8; 256] = {
     t
 };
 
+/// The base-3 value of a row pair's six squares in a large window's column band, from the six bits
+/// of the side's men (low bits) and the six of the opponent's (high bits), digit i for bit i.
+static TERNARY6: [u16; 4096] = {
+    let mut t = [0u16; 4096];
+    let mut b = 0;
+    while b < 4096 {
+        let (mut v, mut p, mut i) = (0u16, 1u16, 0);
+        while i < 6 {
+            if b & (1 << i) != 0 {
+                v += p;
+            } else if b & (1 << (i + 6)) != 0 {
+                v += 2 * p;
+            }
+            p *= 3;
+            i += 1;
+        }
+        t[b] = v;
+        b += 1;
+    }
+    t
+};
+
 /// The state of every window of a position, both sides: lane `w` is White's window `w` (on the
 /// board as it is), lane `8 + w` Black's window `w` (on the board turned round), each as the
 /// window's state, its index into the window's table; then each side's men's tempo and column
@@ -103,6 +134,52 @@ impl WindowIndices {
         }
         self
     }
+}
+
+/// The states of the large layout's 4x6 windows, kept move by move beside [`WindowIndices`]
+/// (which the large layout keeps too, for its 4x4 windows): lane `w` is White's large window `w`,
+/// lane `6 + w` Black's on the board turned round. 3^12 states need more than 16 bits, so these
+/// lanes are apart, and the 4x4 layout's evaluation never touches them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct LargeIndices([u32; 2 * LARGE_WINDOWS]);
+
+/// Lanes of window states that a man's arrival adds to and its departure subtracts from.
+trait Lanes: Copy {
+    const NONE: Self;
+    fn moved(self, add: &Self, sub: &Self) -> Self;
+}
+
+impl Lanes for WindowIndices {
+    const NONE: WindowIndices = WindowIndices::NONE;
+    #[inline(always)]
+    fn moved(self, add: &Self, sub: &Self) -> Self {
+        WindowIndices::moved(self, add, sub)
+    }
+}
+
+impl Lanes for LargeIndices {
+    const NONE: LargeIndices = LargeIndices([0; 2 * LARGE_WINDOWS]);
+    #[inline(always)]
+    fn moved(mut self, add: &Self, sub: &Self) -> Self {
+        for ((x, a), s) in self.0.iter_mut().zip(add.0).zip(sub.0) {
+            *x = x.wrapping_add(a).wrapping_sub(s);
+        }
+        self
+    }
+}
+
+/// The large layout's 4x6 windows (on 10x10, beside the 4x4 ones).
+#[derive(Debug)]
+struct Large {
+    /// The large windows each side scores: (band, row pair of its top row).
+    windows: Vec<(usize, u32)>,
+    /// The first feature of the large windows' tables.
+    base: usize,
+    /// The low three bits of every row pair, and the next three.
+    low3: u64,
+    high3: u64,
+    /// What a man adds to each large window's state, by colour and square.
+    man_states: Box<[[LargeIndices; 64]; 2]>,
 }
 
 /// Where a visited feature goes: the evaluation adds its weights, the trainer records it.
@@ -145,10 +222,15 @@ pub struct Layout {
     patterns: usize,
     features: usize,
     fingerprint: u64,
+    /// The 4x6 windows of the large layout, if this is it.
+    large: Option<Large>,
 }
 
-static TEN: LazyLock<Layout> = LazyLock::new(|| Layout::build(&kroon_rules::geometry::TEN));
-static EIGHT: LazyLock<Layout> = LazyLock::new(|| Layout::build(&kroon_rules::geometry::EIGHT));
+static TEN: LazyLock<Layout> = LazyLock::new(|| Layout::build(&kroon_rules::geometry::TEN, false));
+static TEN_LARGE: LazyLock<Layout> =
+    LazyLock::new(|| Layout::build(&kroon_rules::geometry::TEN, true));
+static EIGHT: LazyLock<Layout> =
+    LazyLock::new(|| Layout::build(&kroon_rules::geometry::EIGHT, false));
 
 impl Layout {
     /// The layout of a variant's board.
@@ -161,7 +243,38 @@ impl Layout {
         }
     }
 
-    fn build(g: &'static Geometry) -> Layout {
+    /// The large layout of a variant's board (the 4x4 windows and every other feature of
+    /// [`Layout::of`], in the same order, then 4x6 windows): 10x10 only.
+    #[must_use]
+    pub fn large(variant: Variant) -> Option<&'static Layout> {
+        (variant.geometry().columns == 10).then(|| &*TEN_LARGE)
+    }
+
+    /// The layouts of a variant's board that a weights file may name.
+    #[must_use]
+    pub fn all_of(variant: Variant) -> Vec<&'static Layout> {
+        std::iter::once(Layout::of(variant))
+            .chain(Layout::large(variant))
+            .collect()
+    }
+
+    /// Whether this is a large layout (with 4x6 windows).
+    #[must_use]
+    pub fn is_large(&self) -> bool {
+        self.large.is_some()
+    }
+
+    /// Whether every feature of `base` has the same index here (this layout only adds features
+    /// after them): weights of `base` can start this layout's.
+    #[must_use]
+    pub fn extends(&self, base: &Layout) -> bool {
+        std::ptr::eq(self, base)
+            || (std::ptr::eq(self.geometry, base.geometry)
+                && base.large.is_none()
+                && base.features <= self.features)
+    }
+
+    fn build(g: &'static Geometry, large: bool) -> Layout {
         let columns = u32::from(g.columns);
         let h = columns / 2;
         let stride = columns + 1;
@@ -236,7 +349,12 @@ impl Layout {
             patterns,
             features,
             fingerprint: 0,
+            large: None,
         };
+        if large {
+            layout.large = Some(layout.build_large());
+            layout.features += LARGE_WINDOWS * LARGE_STATES;
+        }
         layout.fingerprint = fnv1a(layout.description().as_bytes());
         // Digit p of a window's state is 3^p for the scoring side's man on the window's p-th
         // square and 2 * 3^p for the opponent's. Black's windows lie on the board turned round.
@@ -273,17 +391,97 @@ impl Layout {
         layout
     }
 
+    /// The 4x6 windows on 10x10: in row pairs `k` and `k + 1` and column band `band` (fields
+    /// `band..band + 3` of each row); turning the board round maps (k, band) to (3 - k, 2 -
+    /// band), and a side scores the first of each pair, as with the 4x4 windows.
+    fn build_large(&self) -> Large {
+        let (last_k, last_band) = (3u32, LARGE_BANDS - 1);
+        let mut windows = Vec::new();
+        for k in 0..=last_k {
+            for band in 0..LARGE_BANDS {
+                if (k, band) <= (last_k - k, last_band - band) {
+                    windows.push((band, k));
+                }
+            }
+        }
+        assert_eq!(windows.len(), LARGE_WINDOWS);
+        let (mut low3, mut high3) = (0, 0);
+        for k in 0..u32::from(self.geometry.columns) / 2 {
+            low3 |= 0b111 << (k * self.stride);
+            high3 |= 0b111_000 << (k * self.stride);
+        }
+        let mut large = Large {
+            windows,
+            base: self.features,
+            low3,
+            high3,
+            man_states: Box::new([[LargeIndices::NONE; 64]; 2]),
+        };
+        for w in 0..LARGE_WINDOWS {
+            let mut power = 1;
+            for s in self.large_squares(&large, w) {
+                let turned = self.turned(Bitboard(1 << s)).trailing_zeros() as usize;
+                let s = usize::from(s);
+                let states = &mut large.man_states;
+                states[0][s].0[w] += power;
+                states[1][s].0[w] += 2 * power;
+                states[1][turned].0[LARGE_WINDOWS + w] += power;
+                states[0][turned].0[LARGE_WINDOWS + w] += 2 * power;
+                power *= 3;
+            }
+        }
+        large
+    }
+
+    /// The squares of large window `w` in the order of its index's digits.
+    fn large_squares(&self, large: &Large, w: usize) -> Vec<u8> {
+        let (band, k) = large.windows[w];
+        let h = u32::from(self.geometry.columns) / 2;
+        let mut out = Vec::new();
+        for pair in [k, k + 1] {
+            for half in [0, h] {
+                for i in 0..3 {
+                    out.push((pair * self.stride + half + band as u32 + i) as u8);
+                }
+            }
+        }
+        out
+    }
+
     /// The window states of `pos`, from its men.
     #[must_use]
     pub fn window_indices(&self, pos: &Position) -> WindowIndices {
-        let mut indices = WindowIndices::NONE;
+        Self::lanes_of(&self.man_states, pos)
+    }
+
+    /// The large windows' states of `pos`, from its men (all zero in a layout without them).
+    #[must_use]
+    pub fn large_indices(&self, pos: &Position) -> LargeIndices {
+        match &self.large {
+            Some(large) => Self::lanes_of(&large.man_states, pos),
+            None => LargeIndices::NONE,
+        }
+    }
+
+    fn lanes_of<L: Lanes>(man_states: &[[L; 64]; 2], pos: &Position) -> L {
+        let mut indices = L::NONE;
         for colour in [Colour::White, Colour::Black] {
             for sq in pos.pieces(colour) & pos.men() {
-                let add = &self.man_states[colour.index()][usize::from(sq.index())];
-                indices = indices.moved(add, &WindowIndices::NONE);
+                let add = &man_states[colour.index()][usize::from(sq.index())];
+                indices = indices.moved(add, &L::NONE);
             }
         }
         indices
+    }
+
+    /// [`Self::indices_after`] for the large windows' states.
+    #[inline]
+    #[must_use]
+    pub fn large_after(&self, before: &LargeIndices, pos: &Position, mv: &Move) -> LargeIndices {
+        match &self.large {
+            Some(large) => Self::lanes_after(&large.man_states, before, pos, mv),
+            None => *before,
+        }
     }
 
     /// The window states after `mv` is played in `pos`, whose states are `before`: the moving
@@ -297,13 +495,23 @@ impl Layout {
         pos: &Position,
         mv: &Move,
     ) -> WindowIndices {
+        Self::lanes_after(&self.man_states, before, pos, mv)
+    }
+
+    #[inline(always)]
+    fn lanes_after<L: Lanes>(
+        man_states: &[[L; 64]; 2],
+        before: &L,
+        pos: &Position,
+        mv: &Move,
+    ) -> L {
         let us = pos.turn().index();
         let kings = pos.kings();
         let mut after = *before;
         if !kings.has(mv.from) {
-            let states = &self.man_states[us];
+            let states = &man_states[us];
             let to = if mv.promotes {
-                &WindowIndices::NONE
+                &L::NONE
             } else {
                 &states[usize::from(mv.to.index())]
             };
@@ -311,9 +519,9 @@ impl Layout {
         }
         let taken = mv.captured & !kings;
         if taken.any() {
-            let states = &self.man_states[1 - us];
+            let states = &man_states[1 - us];
             for sq in taken {
-                after = after.moved(&WindowIndices::NONE, &states[usize::from(sq.index())]);
+                after = after.moved(&L::NONE, &states[usize::from(sq.index())]);
             }
         }
         after
@@ -322,6 +530,20 @@ impl Layout {
     /// A text that names everything the feature indices depend on; its hash is the fingerprint a
     /// weights file must carry.
     fn description(&self) -> String {
+        let base = self.base_description();
+        match &self.large {
+            None => base,
+            Some(large) => format!(
+                "{base}; plus windows 4x6 of men at {:?} (band, row pair), {} states per window, \
+                 from feature {}",
+                large.windows, LARGE_STATES, large.base
+            ),
+        }
+    }
+
+    /// The description of the 4x4 layout (the whole description of it; unchanged, so that its
+    /// fingerprint stays the one its weights carry).
+    fn base_description(&self) -> String {
         format!(
             "kroon pattern layout 1: board {}, windows 4x4 of men at {:?} (band, row pair), \
              features men first-king extra-kings tempo skew turn king-safe king-unsafe, \
@@ -392,6 +614,17 @@ impl Layout {
             format!("runaway, {} rows to go", feature - RUNAWAY + 1)
         } else if feature < self.patterns {
             format!("king on {}", feature - self.king_squares + 1)
+        } else if let Some(large) = self.large.as_ref().filter(|l| feature >= l.base) {
+            let w = (feature - large.base) / LARGE_STATES;
+            let (band, k) = large.windows[w];
+            format!(
+                "large window rows {}-{} columns {}-{} state {}",
+                2 * k,
+                2 * k + 3,
+                2 * band,
+                2 * band + 5,
+                (feature - large.base) % LARGE_STATES
+            )
         } else {
             let w = (feature - self.patterns) / WINDOW_STATES;
             let (band, k) = self.windows[w];
@@ -427,7 +660,7 @@ impl Layout {
     /// Every feature of `pos`, from White's point of view (Black's count negatively).
     #[inline(always)]
     pub fn visit<S: FeatureSink>(&self, pos: &Position, sink: &mut S) {
-        self.visit_with(pos, None, sink);
+        self.visit_with(pos, None, None, sink);
     }
 
     /// [`Self::visit`] with the window states given (those of `pos`, kept move by move).
@@ -438,7 +671,19 @@ impl Layout {
         indices: &WindowIndices,
         sink: &mut S,
     ) {
-        self.visit_with(pos, Some(indices), sink);
+        self.visit_with(pos, Some(indices), None, sink);
+    }
+
+    /// [`Self::visit_indexed`] with the large windows' states given too (large layout).
+    #[inline(always)]
+    pub fn visit_indexed_large<S: FeatureSink>(
+        &self,
+        pos: &Position,
+        indices: &WindowIndices,
+        large: &LargeIndices,
+        sink: &mut S,
+    ) {
+        self.visit_with(pos, Some(indices), Some(large), sink);
     }
 
     /// [`Self::visit`], the windows from `indices` if given, else from the men.
@@ -447,6 +692,7 @@ impl Layout {
         &self,
         pos: &Position,
         indices: Option<&WindowIndices>,
+        large_indices: Option<&LargeIndices>,
         sink: &mut S,
     ) {
         let kings = pos.kings();
@@ -472,6 +718,51 @@ impl Layout {
             sink,
         );
         sink.add(TURN, if pos.turn() == Colour::White { 1 } else { -1 });
+        if let Some(large) = &self.large {
+            match large_indices {
+                Some(ix) => {
+                    for (w, &state) in ix.0.iter().enumerate() {
+                        let sign = if w < LARGE_WINDOWS { 1 } else { -1 };
+                        let table = large.base + (w % LARGE_WINDOWS) * LARGE_STATES;
+                        sink.add(table + state as usize, sign);
+                    }
+                }
+                None => {
+                    self.large_windows(large, wm, bm, 1, sink);
+                    self.large_windows(large, t(bm), t(wm), -1, sink);
+                }
+            }
+        }
+    }
+
+    /// A side's large windows from its men and the opponent's, on a board where it plays up:
+    /// each row pair's three fields of a row in a band are turned into base 3 by one lookup of
+    /// the six own and six opposing bits, and a window is two row pairs, upper + 729 * lower.
+    #[inline(always)]
+    fn large_windows<S: FeatureSink>(
+        &self,
+        large: &Large,
+        men: u64,
+        opp_men: u64,
+        sign: i32,
+        sink: &mut S,
+    ) {
+        let h = u32::from(self.geometry.columns) / 2;
+        let mut ternary = [[0usize; 3]; LARGE_BANDS];
+        for (b, t) in ternary.iter_mut().enumerate() {
+            let band = |y: u64| (y & large.low3) | ((y >> (h - 3)) & large.high3);
+            let (own, opp) = (band(men >> b), band(opp_men >> b));
+            for (pair, t) in t.iter_mut().enumerate() {
+                let s = pair as u32 * self.stride;
+                let bits = ((own >> s) & 63) | (((opp >> s) & 63) << 6);
+                *t = usize::from(TERNARY6[bits as usize]);
+            }
+        }
+        for (w, &(band, k)) in large.windows.iter().enumerate() {
+            let k = k as usize;
+            let state = ternary[band][k] + 729 * ternary[band][k + 1];
+            sink.add(large.base + w * LARGE_STATES + state, sign);
+        }
     }
 
     /// One side's features, on a board where that side plays up the board (towards row 0), as
@@ -761,12 +1052,38 @@ mod tests {
         assert_eq!(Layout::of(Variant::English).windows(), 5);
     }
 
+    /// Every window table of a layout: its first feature, its states and its squares in the
+    /// order of the index's digits.
+    fn tables(l: &Layout) -> Vec<(usize, usize, Vec<u8>)> {
+        let mut out: Vec<_> = (0..l.windows())
+            .map(|w| (l.window_base(w), WINDOW_STATES, l.window_squares(w)))
+            .collect();
+        if let Some(large) = &l.large {
+            out.extend((0..LARGE_WINDOWS).map(|w| {
+                let base = large.base + w * LARGE_STATES;
+                (base, LARGE_STATES, l.large_squares(large, w))
+            }));
+        }
+        out
+    }
+
+    /// The layouts to test: each board's, and the large one.
+    fn layouts(variants: &[Variant]) -> Vec<(Variant, &'static Layout)> {
+        variants
+            .iter()
+            .map(|&v| (v, Layout::of(v)))
+            .chain(std::iter::once((
+                Variant::International,
+                Layout::large(Variant::International).unwrap(),
+            )))
+            .collect()
+    }
+
     #[test]
     fn window_indices_round_trip_on_random_positions() {
-        for v in [Variant::International, Variant::Brazilian] {
-            let l = Layout::of(v);
+        for (v, l) in layouts(&[Variant::International, Variant::Brazilian]) {
             for seed in 0..200 {
-                let pos = walk(v, seed, (seed % 60) as usize);
+                let pos = walk(v, seed, (seed % 80) as usize);
                 let mut c = Collect::default();
                 l.visit(&pos, &mut c);
                 let kings = pos.kings();
@@ -784,18 +1101,16 @@ mod tests {
                         (pos.pieces(Colour::White), pos.pieces(Colour::Black))
                     };
                     let (own, opp) = (view(own & !kings), view(opp & !kings));
-                    for w in 0..l.windows() {
-                        let base = l.window_base(w);
-                        let found: Vec<_> =
-                            c.0.iter()
-                                .filter(|&&(f, s)| {
-                                    s == w_side && (base..base + WINDOW_STATES).contains(&f)
-                                })
-                                .collect();
+                    for (w, (base, states, squares)) in tables(l).into_iter().enumerate() {
+                        let found: Vec<_> = c
+                            .0
+                            .iter()
+                            .filter(|&&(f, s)| s == w_side && (base..base + states).contains(&f))
+                            .collect();
                         assert_eq!(found.len(), 1);
                         // Decode the state digit by digit and compare with the board.
                         let mut state = found[0].0 - base;
-                        for &s in &l.window_squares(w) {
+                        for &s in &squares {
                             let sq = Square::new(s);
                             let want = if own.has(sq) {
                                 1
@@ -815,19 +1130,23 @@ mod tests {
 
     #[test]
     fn window_states_kept_move_by_move_match_the_board() {
-        for v in [Variant::International, Variant::Frisian, Variant::Russian] {
-            let l = Layout::of(v);
+        for (v, l) in layouts(&[Variant::International, Variant::Frisian, Variant::Russian]) {
             let (mut captures, mut crownings, mut king_moves) = (0, 0, 0);
             for seed in 0..60u64 {
                 let mut pos = Position::initial(v);
                 let mut indices = l.window_indices(&pos);
-                let mut rng = SplitMix64(seed);
+                let mut large = l.large_indices(&pos);
+                let mut rng = SplitMix64(seed ^ u64::from(l.is_large()) << 32);
                 for _ in 0..(seed as usize % 120 + 20) {
                     // The states the features are made of, against the ones visit finds from
                     // the bitboards.
                     let (mut from_board, mut given) = (Collect::default(), Collect::default());
                     l.visit(&pos, &mut from_board);
-                    l.visit_indexed(&pos, &indices, &mut given);
+                    if l.is_large() {
+                        l.visit_indexed_large(&pos, &indices, &large, &mut given);
+                    } else {
+                        l.visit_indexed(&pos, &indices, &mut given);
+                    }
                     from_board.0.sort_unstable();
                     given.0.sort_unstable();
                     assert_eq!(from_board.0, given.0, "{}", kroon_rules::write_fen(&pos));
@@ -845,9 +1164,16 @@ mod tests {
                             "{} {mv:?}",
                             kroon_rules::write_fen(&pos)
                         );
+                        assert_eq!(
+                            l.large_after(&large, &pos, mv),
+                            l.large_indices(&pos.play(mv)),
+                            "{} {mv:?}",
+                            kroon_rules::write_fen(&pos)
+                        );
                     }
                     let mv = &moves[rng.below(moves.len())];
                     indices = l.indices_after(&indices, &pos, mv);
+                    large = l.large_after(&large, &pos, mv);
                     pos = pos.play(mv);
                 }
             }
@@ -858,8 +1184,7 @@ mod tests {
 
     #[test]
     fn features_are_antisymmetric_under_the_colour_flip() {
-        for v in [Variant::International, Variant::English] {
-            let l = Layout::of(v);
+        for (v, l) in layouts(&[Variant::International, Variant::English]) {
             for seed in 0..100 {
                 let pos = walk(v, seed, 10 + (seed % 70) as usize);
                 let mut a = Collect::default();
@@ -907,7 +1232,43 @@ mod tests {
     }
 
     #[test]
+    fn large_windows_cover_the_board_once_a_window() {
+        let v = Variant::International;
+        let (l, g) = (Layout::large(v).unwrap(), v.geometry());
+        let large = l.large.as_ref().unwrap();
+        // The twelve 4x6 windows of the board, each scored by one side: the side's own, and the
+        // other side's turned round, are all distinct and 12 squares each on the board.
+        let mut all = Vec::new();
+        for w in 0..LARGE_WINDOWS {
+            let squares = l.large_squares(large, w);
+            assert_eq!(squares.len(), LARGE_SQUARES as usize);
+            let mut own = 0u64;
+            for &s in &squares {
+                assert!(g.mask.has(Square::new(s)), "window {w} leaves the board");
+                own |= 1 << s;
+            }
+            all.push(own);
+            all.push(l.turned(Bitboard(own)));
+        }
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 2 * LARGE_WINDOWS);
+        let covered = all.iter().fold(0, |a, b| a | b);
+        assert_eq!(covered, g.mask.0);
+        // Every other feature keeps its index, so that 4x4 weights start the large layout's.
+        let small = Layout::of(v);
+        assert!(l.extends(small) && !small.extends(l));
+        assert_eq!(l.features(), small.features() + 6 * 531_441);
+        assert_eq!(large.base, small.features());
+        assert!(Layout::large(Variant::Russian).is_none());
+    }
+
+    #[test]
     fn fingerprints_differ_by_board() {
+        assert_ne!(
+            Layout::of(Variant::International).fingerprint(),
+            Layout::large(Variant::International).unwrap().fingerprint()
+        );
         assert_ne!(
             Layout::of(Variant::International).fingerprint(),
             Layout::of(Variant::Russian).fingerprint()

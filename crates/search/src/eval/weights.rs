@@ -15,10 +15,18 @@
 //! | 4 per feature | middle-game and endgame weight, `i16` each |
 //! | 8 | FNV-1a hash of every byte before it |
 //!
+//! Version 2, written for the large layout (whose 4x6 windows' weights are mostly zero: states the
+//! data never met), has the same header and stores the weights sparsely: blocks of a varint
+//! (LEB128) count of features whose two weights are zero, a varint count `n` of features that
+//! follow, and their `n` pairs of `i16`; the blocks' counts add up to the number of features.
+//! A file names its layout by the fingerprint; the version goes with it (1 for the 4x4 layout, 2
+//! for the large one), and the blocks are the writer's (each as long as it can be), so that a file
+//! that loads writes back byte for byte.
+//!
 //! A file for another variant, another layout or another version, a truncated one and one whose
 //! checksum does not match are refused with a [`WeightsError`] that says which.
 
-use super::pattern::{FeatureSink, Layout, WindowIndices};
+use super::pattern::{FeatureSink, LargeIndices, Layout, WindowIndices};
 use crate::score::WIN_BOUND;
 use kroon_rules::file_header::{self, CHECKSUM_LEN};
 use kroon_rules::{Colour, Position, Variant};
@@ -29,6 +37,8 @@ pub const SCALE: i32 = 32;
 pub const MAX_CENTI_MEN: f32 = i16::MAX as f32 / SCALE as f32;
 const MAGIC: &[u8; 8] = b"KROONEVW";
 const VERSION: u16 = 1;
+/// The sparse format's version.
+const SPARSE: u16 = 2;
 const HEADER: usize = 40;
 
 /// Why a weights file was refused.
@@ -38,7 +48,7 @@ pub enum WeightsError {
     #[error("not a Kroon weights file (it does not start with KROONEVW)")]
     NotWeights,
     /// A format this build does not read.
-    #[error("weights format version {0}; this Kroon reads version {VERSION}")]
+    #[error("weights format version {0}; this Kroon reads versions {VERSION} and {SPARSE}")]
     Version(u16),
     /// Weights in other units.
     #[error("weights in units of 1/{0} centi-man; this Kroon uses 1/{SCALE}")]
@@ -49,7 +59,8 @@ pub enum WeightsError {
     /// Made for a different feature layout.
     #[error(
         "weights made for another feature layout (fingerprint {found:016x}; this Kroon's {variant} \
-         layout is {expected:016x}): train them again with this version"
+         layouts are {expected:016x}{}): train them again with this version",
+        large.map(|l| format!(" (4x4 windows) and {l:016x} (large, 4x6 windows too)")).unwrap_or_default()
     )]
     Layout {
         /// The variant's layout.
@@ -58,7 +69,17 @@ pub enum WeightsError {
         expected: u64,
         /// The file's.
         found: u64,
+        /// The variant's large layout's fingerprint, if it has one.
+        large: Option<u64>,
     },
+    /// The sparse weights' blocks do not add up to the header's count.
+    #[error("the sparse weights' blocks do not add up to the feature count: damage")]
+    Blocks,
+    /// A format version that does not go with the file's layout.
+    #[error(
+        "weights format version {0} does not go with the file's layout (1: 4x4 windows, 2: large)"
+    )]
+    Mismatch(u16),
     /// A feature count that does not match the layout.
     #[error("{found} features in the file, the layout has {expected}")]
     Count {
@@ -125,7 +146,12 @@ impl Weights {
     /// Every weight zero.
     #[must_use]
     pub fn zeros(variant: Variant) -> Weights {
-        let layout = Layout::of(variant);
+        Weights::zeros_in(Layout::of(variant), variant)
+    }
+
+    /// Every weight zero, in `layout` (one of `variant`'s board).
+    #[must_use]
+    pub fn zeros_in(layout: &'static Layout, variant: Variant) -> Weights {
         Weights {
             variant,
             layout,
@@ -140,7 +166,21 @@ impl Weights {
     /// If either slice is not as long as the variant's layout has features.
     #[must_use]
     pub fn from_centi_men(variant: Variant, mg: &[f32], eg: &[f32]) -> Weights {
-        let mut w = Weights::zeros(variant);
+        Weights::from_centi_men_in(Layout::of(variant), variant, mg, eg)
+    }
+
+    /// [`Weights::from_centi_men`] in `layout` (one of `variant`'s board).
+    ///
+    /// # Panics
+    /// If either slice is not as long as the layout has features.
+    #[must_use]
+    pub fn from_centi_men_in(
+        layout: &'static Layout,
+        variant: Variant,
+        mg: &[f32],
+        eg: &[f32],
+    ) -> Weights {
+        let mut w = Weights::zeros_in(layout, variant);
         assert!(mg.len() == w.values.len() && eg.len() == w.values.len());
         let q = |x: f32| (x.clamp(-MAX_CENTI_MEN, MAX_CENTI_MEN) * SCALE as f32).round() as i16;
         for (i, v) in w.values.iter_mut().enumerate() {
@@ -187,6 +227,21 @@ impl Weights {
         self.score(pos, &sum)
     }
 
+    /// [`Self::evaluate_indexed`] with the large windows' states at hand too (large layout).
+    #[must_use]
+    #[inline]
+    pub fn evaluate_indexed_large(
+        &self,
+        pos: &Position,
+        indices: &WindowIndices,
+        large: &LargeIndices,
+    ) -> i32 {
+        let mut sum = self.sum();
+        self.layout
+            .visit_indexed_large(pos, indices, large, &mut sum);
+        self.score(pos, &sum)
+    }
+
     /// An empty sum of these weights.
     #[inline(always)]
     fn sum(&self) -> Sum<'_> {
@@ -225,16 +280,44 @@ impl Weights {
     /// The file image of these weights.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER + 4 * self.values.len() + CHECKSUM_LEN);
-        file_header::write_start(&mut out, MAGIC, VERSION);
+        let sparse = self.layout.is_large();
+        let mut out = Vec::with_capacity(if sparse {
+            1 << 20
+        } else {
+            HEADER + 4 * self.values.len() + CHECKSUM_LEN
+        });
+        file_header::write_start(&mut out, MAGIC, if sparse { SPARSE } else { VERSION });
         out.extend_from_slice(&(SCALE as u16).to_le_bytes());
         file_header::write_variant_name(&mut out, self.variant);
         out.extend_from_slice(&self.layout.fingerprint().to_le_bytes());
         out.extend_from_slice(&(self.values.len() as u32).to_le_bytes());
         out.extend_from_slice(&0u32.to_le_bytes());
-        for [mg, eg] in &self.values {
+        let pair = |out: &mut Vec<u8>, [mg, eg]: [i16; 2]| {
             out.extend_from_slice(&mg.to_le_bytes());
             out.extend_from_slice(&eg.to_le_bytes());
+        };
+        if sparse {
+            let mut i = 0;
+            while i < self.values.len() {
+                let zeros = self.values[i..]
+                    .iter()
+                    .take_while(|v| **v == [0; 2])
+                    .count();
+                let run = self.values[i + zeros..]
+                    .iter()
+                    .take_while(|v| **v != [0; 2])
+                    .count();
+                write_varint(&mut out, zeros as u64);
+                write_varint(&mut out, run as u64);
+                for &v in &self.values[i + zeros..i + zeros + run] {
+                    pair(&mut out, v);
+                }
+                i += zeros + run;
+            }
+        } else {
+            for &v in &self.values {
+                pair(&mut out, v);
+            }
         }
         file_header::seal(&mut out);
         out
@@ -252,11 +335,13 @@ impl Weights {
             expected: HEADER,
             found: bytes.len(),
         };
-        file_header::check_start(bytes, MAGIC, VERSION).map_err(|e| match e {
-            HeaderError::Magic => WeightsError::NotWeights,
-            HeaderError::Version(v) => WeightsError::Version(v),
-            _ => too_short.clone(),
-        })?;
+        let version = match file_header::check_start(bytes, MAGIC, VERSION) {
+            Ok(()) => VERSION,
+            Err(HeaderError::Version(SPARSE)) => SPARSE,
+            Err(HeaderError::Magic) => return Err(WeightsError::NotWeights),
+            Err(HeaderError::Version(v)) => return Err(WeightsError::Version(v)),
+            Err(_) => return Err(too_short),
+        };
         let scale = read_u16(bytes, 10).ok_or(too_short.clone())?;
         if i32::from(scale) != SCALE {
             return Err(WeightsError::Scale(scale));
@@ -265,15 +350,16 @@ impl Weights {
             HeaderError::VariantName(name) => WeightsError::Variant(name),
             _ => too_short.clone(),
         })?;
-        let layout = Layout::of(variant);
         let fingerprint = read_u64(bytes, 24).ok_or(too_short.clone())?;
-        if fingerprint != layout.fingerprint() {
-            return Err(WeightsError::Layout {
+        let layout = Layout::all_of(variant)
+            .into_iter()
+            .find(|l| l.fingerprint() == fingerprint)
+            .ok_or(WeightsError::Layout {
                 variant,
-                expected: layout.fingerprint(),
+                expected: Layout::of(variant).fingerprint(),
                 found: fingerprint,
-            });
-        }
+                large: Layout::large(variant).map(Layout::fingerprint),
+            })?;
         let count = read_u32(bytes, 32).ok_or(too_short.clone())? as usize;
         let reserved = read_u32(bytes, 36).ok_or(too_short)?;
         if count != layout.features() {
@@ -284,6 +370,24 @@ impl Weights {
         }
         if reserved != 0 {
             return Err(WeightsError::Reserved);
+        }
+        if (version == SPARSE) != layout.is_large() {
+            return Err(WeightsError::Mismatch(version));
+        }
+        if version == SPARSE {
+            let body = file_header::unseal(bytes).map_err(|e| match e {
+                HeaderError::Checksum => WeightsError::Checksum,
+                _ => WeightsError::Size {
+                    expected: HEADER + CHECKSUM_LEN,
+                    found: bytes.len(),
+                },
+            })?;
+            let values = read_sparse(body.get(HEADER..).unwrap_or_default(), count)?;
+            return Ok(Weights {
+                variant,
+                layout,
+                values,
+            });
         }
         let expected = HEADER + 4 * count + CHECKSUM_LEN;
         if bytes.len() != expected {
@@ -308,6 +412,64 @@ impl Weights {
             values,
         })
     }
+}
+
+/// Appends `x` as LEB128: seven bits a byte, low first, the top bit set on all but the last.
+fn write_varint(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push((x as u8 & 0x7F) | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+/// The LEB128 number at the start of `bytes` and the bytes after it; `None` if cut short or
+/// longer than 35 bits (no count in a file needs more).
+fn read_varint(bytes: &[u8]) -> Option<(u64, &[u8])> {
+    let mut x = 0u64;
+    for (i, &b) in bytes.iter().enumerate().take(5) {
+        x |= u64::from(b & 0x7F) << (7 * i);
+        if b & 0x80 == 0 {
+            // The shortest encoding only: a file that loads writes back the same bytes.
+            if i > 0 && b == 0 {
+                return None;
+            }
+            return Some((x, bytes.get(i + 1..).unwrap_or_default()));
+        }
+    }
+    None
+}
+
+/// The `count` weight pairs of a sparse body (the bytes between header and checksum).
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+fn read_sparse(mut body: &[u8], count: usize) -> Result<Vec<[i16; 2]>, WeightsError> {
+    let mut values = Vec::with_capacity(count);
+    while values.len() < count {
+        let (zeros, rest) = read_varint(body).ok_or(WeightsError::Blocks)?;
+        let (run, rest) = read_varint(rest).ok_or(WeightsError::Blocks)?;
+        let (zeros, run) = (zeros as usize, run as usize);
+        // The writer's blocks only: zeros, then weights, each run as long as it goes (so no
+        // empty block, which would also let the loop spin).
+        let end = values.len() + zeros + run;
+        let first = values.is_empty();
+        if end > count || (zeros == 0 && !first) || (run == 0 && end != count) {
+            return Err(WeightsError::Blocks);
+        }
+        let pairs = rest.get(..4 * run).ok_or(WeightsError::Blocks)?;
+        if pairs.chunks_exact(4).any(|c| c == [0; 4]) {
+            return Err(WeightsError::Blocks);
+        }
+        values.resize(values.len() + zeros, [0; 2]);
+        values.extend(pairs.chunks_exact(4).map(|c| {
+            let [a, b, c, d] = c.try_into().unwrap_or([0; 4]);
+            [i16::from_le_bytes([a, b]), i16::from_le_bytes([c, d])]
+        }));
+        body = rest.get(4 * run..).unwrap_or_default();
+    }
+    if !body.is_empty() {
+        return Err(WeightsError::Blocks);
+    }
+    Ok(values)
 }
 
 /// How much to shrink White's score `white` in material that rarely wins with flying kings: a side
@@ -347,7 +509,11 @@ mod tests {
 
     /// Weights with a value for men and kings and small seeded values everywhere else.
     fn some_weights(variant: Variant) -> Weights {
-        let n = Layout::of(variant).features();
+        some_weights_in(Layout::of(variant), variant)
+    }
+
+    fn some_weights_in(layout: &'static Layout, variant: Variant) -> Weights {
+        let n = layout.features();
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
             x ^= x << 13;
@@ -359,7 +525,138 @@ mod tests {
         let mut eg: Vec<f32> = (0..n).map(|_| next()).collect();
         mg[super::super::pattern::MEN] = 100.0;
         eg[super::super::pattern::MEN] = 120.0;
-        Weights::from_centi_men(variant, &mg, &eg)
+        Weights::from_centi_men_in(layout, variant, &mg, &eg)
+    }
+
+    #[test]
+    fn the_large_layout_is_colour_symmetric_over_perft_trees() {
+        let v = Variant::International;
+        let w = some_weights_in(Layout::large(v).unwrap(), v);
+        symmetric(&w, &Position::initial(v), 3);
+        symmetric(
+            &w,
+            &parse_fen("W:W15,K28,31,32,33,46:B4,K36,17,18,19,40", v).unwrap(),
+            2,
+        );
+    }
+
+    /// Large-layout weights as training leaves them: the 4x4 layout's features all set, a few
+    /// of the 4x6 windows' states.
+    fn sparse_weights() -> Weights {
+        let v = Variant::International;
+        let small = some_weights(v);
+        let large = Layout::large(v).unwrap();
+        let mut w = Weights::zeros_in(large, v);
+        w.values[..small.values.len()].copy_from_slice(&small.values);
+        let mut x = 7u64;
+        for _ in 0..5000 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let f =
+                small.values.len() + (x >> 20) as usize % (large.features() - small.values.len());
+            w.values[f] = [(x >> 8) as i16 | 1, (x >> 40) as i16];
+        }
+        w
+    }
+
+    #[test]
+    fn a_sparse_large_file_round_trips_and_is_small() {
+        let w = sparse_weights();
+        let bytes = w.to_bytes();
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), SPARSE);
+        // The dense part (4 bytes a weight pair), then at most 4 + 2 * 3 bytes per lone pair.
+        let dense = 4 * Layout::of(Variant::International).features();
+        assert!(
+            bytes.len() < HEADER + dense + 5000 * 10 + 16,
+            "{}",
+            bytes.len()
+        );
+        let back = Weights::from_bytes(&bytes).unwrap();
+        assert!(back.layout().is_large());
+        assert!(back.values == w.values);
+        assert!(back.to_bytes() == bytes);
+        let pos = parse_fen(
+            "W:W15,K28,31,32,33,46:B4,K36,17,18,19,40",
+            Variant::International,
+        )
+        .unwrap();
+        assert_eq!(back.evaluate(&pos), w.evaluate(&pos));
+        // Damage anywhere is refused, never a panic.
+        for cut in [
+            40,
+            41,
+            1000,
+            bytes.len() / 2,
+            bytes.len() - 9,
+            bytes.len() - 1,
+        ] {
+            assert!(Weights::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut flipped = bytes.clone();
+        flipped[bytes.len() - 100] ^= 1;
+        assert_eq!(
+            Weights::from_bytes(&flipped).unwrap_err(),
+            WeightsError::Checksum
+        );
+        // Blocks that are not the writer's, under a good checksum: an empty run mid-file.
+        let mut body = bytes[..HEADER].to_vec();
+        body.extend_from_slice(&[0, 0]);
+        body.extend_from_slice(&bytes[HEADER..bytes.len() - 8]);
+        file_header::seal(&mut body);
+        assert_eq!(
+            Weights::from_bytes(&body).unwrap_err(),
+            WeightsError::Blocks
+        );
+        // A sparse version number on the 4x4 layout, or a dense one on the large layout.
+        let mut small = some_weights(Variant::International).to_bytes();
+        small[8] = 2;
+        let end = small.len() - 8;
+        let sum = fnv1a(&small[..end]);
+        small[end..].copy_from_slice(&sum.to_le_bytes());
+        assert_eq!(
+            Weights::from_bytes(&small).unwrap_err(),
+            WeightsError::Mismatch(2)
+        );
+    }
+
+    #[test]
+    fn a_file_of_a_third_layout_is_refused_naming_both() {
+        let mut bytes = sparse_weights().to_bytes();
+        bytes[24] ^= 1;
+        let end = bytes.len() - 8;
+        let sum = fnv1a(&bytes[..end]);
+        bytes[end..].copy_from_slice(&sum.to_le_bytes());
+        let e = Weights::from_bytes(&bytes).unwrap_err();
+        assert!(
+            matches!(e, WeightsError::Layout { large: Some(_), .. }),
+            "{e}"
+        );
+        let text = e.to_string();
+        let small = format!("{:016x}", Layout::of(Variant::International).fingerprint());
+        let large = format!(
+            "{:016x}",
+            Layout::large(Variant::International).unwrap().fingerprint()
+        );
+        assert!(text.contains(&small) && text.contains(&large), "{text}");
+    }
+
+    #[test]
+    fn kept_large_states_evaluate_as_the_board_does() {
+        let w = sparse_weights();
+        let l = w.layout();
+        let mut pos = Position::initial(Variant::International);
+        let mut rng = kroon_rules::hash::SplitMix64(3);
+        for _ in 0..80 {
+            let (ix, large) = (l.window_indices(&pos), l.large_indices(&pos));
+            assert_eq!(
+                w.evaluate_indexed_large(&pos, &ix, &large),
+                w.evaluate(&pos)
+            );
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.play(&moves[rng.below(moves.len())]);
+        }
     }
 
     fn symmetric(w: &Weights, pos: &Position, depth: u32) {
