@@ -12,6 +12,9 @@ use kroon_rules::Position;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+/// Places of the busy table: a power of two.
+const BUSY_PLACES: usize = 1 << 14;
+
 /// What the search threads share.
 #[derive(Debug)]
 pub struct Shared {
@@ -27,6 +30,11 @@ pub struct Shared {
     pub multipv: AtomicUsize,
     /// The search's tuning values (`KROON_TUNE` overrides them).
     pub tuning: Tuning,
+    /// Threads searching now.
+    pub active: AtomicUsize,
+    /// The keys of positions some thread is searching (see `Tuning::smp_defer_depth`), each at
+    /// a place given by its low bits; 0 where none is.
+    busy: Box<[AtomicU64]>,
 }
 
 impl Shared {
@@ -40,7 +48,23 @@ impl Shared {
             tables: parking_lot::RwLock::new(None),
             multipv: AtomicUsize::new(1),
             tuning: Tuning::from_env(),
+            active: AtomicUsize::new(1),
+            busy: (0..BUSY_PLACES).map(|_| AtomicU64::new(0)).collect(),
         }
+    }
+
+    /// Whether some thread marked `key` as being searched.
+    #[inline]
+    #[must_use]
+    pub fn is_busy(&self, key: u64) -> bool {
+        self.busy[key as usize & (BUSY_PLACES - 1)].load(Ordering::Relaxed) == key
+    }
+
+    /// Marks `key` as being searched (or, with `busy` false, no longer).
+    #[inline]
+    pub fn set_busy(&self, key: u64, busy: bool) {
+        self.busy[key as usize & (BUSY_PLACES - 1)]
+            .store(if busy { key } else { 0 }, Ordering::Relaxed);
     }
 
     /// Nodes of every thread so far.
@@ -62,6 +86,7 @@ pub fn run(
     report: &dyn Fn(Info),
 ) -> (ThreadResult, u64) {
     let threads = threads.clamp(1, shared.nodes.len());
+    shared.active.store(threads, Ordering::Relaxed);
     for n in &shared.nodes {
         n.store(0, Ordering::Relaxed);
     }

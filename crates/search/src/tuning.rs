@@ -34,6 +34,18 @@ pub struct Tuning {
     pub aspiration_delta: i32,
     /// Iterations below this depth search the full window.
     pub aspiration_min_depth: i32,
+    /// With several threads: from this depth on, a move another thread is searching is put off
+    /// until the node's other moves are done (0: never).
+    pub smp_defer_depth: i32,
+    /// With several threads: whether the helpers leave out iterations in staggered patterns (not
+    /// 0) or search every depth (0).
+    pub smp_skip: i32,
+    /// Singular extension from this depth on (0: never): the table's move is searched one ply
+    /// deeper when every other move, searched to half the depth, stays below its table score
+    /// less `singular_margin` per ply of depth.
+    pub singular_min_depth: i32,
+    /// See `singular_min_depth`, in centi-men per ply.
+    pub singular_margin: i32,
 }
 
 impl Default for Tuning {
@@ -50,6 +62,10 @@ impl Default for Tuning {
             reduction_third_move: 12,
             aspiration_delta: 25,
             aspiration_min_depth: 5,
+            smp_defer_depth: 0,
+            smp_skip: 1,
+            singular_min_depth: 0,
+            singular_margin: 4,
         }
     }
 }
@@ -77,7 +93,7 @@ macro_rules! field {
 }
 
 /// Every field of [`Tuning`], in the order of its declaration.
-const FIELDS: [Field; 11] = [
+const FIELDS: [Field; 15] = [
     field!(futility_margin, ANY),
     field!(futility_depth, ANY),
     field!(probe_cut_margin, ANY),
@@ -89,6 +105,10 @@ const FIELDS: [Field; 11] = [
     field!(reduction_third_move, PLACE),
     field!(aspiration_delta, 1..=i32::MAX),
     field!(aspiration_min_depth, PLACE),
+    field!(smp_defer_depth, PLACE),
+    field!(smp_skip, PLACE),
+    field!(singular_min_depth, PLACE),
+    field!(singular_margin, ANY),
 ];
 
 /// A tuning text that does not parse.
@@ -211,6 +231,10 @@ mod tests {
             reduction_third_move: 15,
             aspiration_delta: 16,
             aspiration_min_depth: 17,
+            smp_defer_depth: 18,
+            smp_skip: 19,
+            singular_min_depth: 20,
+            singular_margin: 21,
         };
         assert_eq!(t, expected);
         let text = t.to_string();

@@ -117,6 +117,8 @@ pub struct Worker<'a> {
     variant: Variant,
     /// Inside a probe-cut search, which does not probe again.
     probing: bool,
+    /// Per ply: the move a singular-extension search leaves out (0: none).
+    excluded: Vec<u16>,
     /// Endgame tables, when the variant has them.
     tables: Option<Arc<dyn EndgameTables>>,
     /// Positions with at most this many pieces are probed (0: none).
@@ -162,6 +164,7 @@ impl<'a> Worker<'a> {
             pv: vec![Vec::new(); MAX_PLY + 2],
             variant: Variant::International,
             probing: false,
+            excluded: vec![0; MAX_PLY + 2],
             tables: None,
             table_pieces: 0,
             stores: true,
@@ -240,11 +243,11 @@ impl<'a> Worker<'a> {
             1
         };
         // Helpers start one ply deeper on odd threads, so that the threads spread over depths.
-        let mut depth = 1 + (self.id % 2) as u32;
+        let mut depth = 1 + u32::from(self.tuning.smp_skip != 0) * (self.id % 2) as u32;
         while depth <= max_depth {
             // Helpers skip depths in staggered patterns, so that the threads spread over several
             // depths instead of repeating the main thread's iteration.
-            if self.id > 0 && skips(self.id, depth) {
+            if self.id > 0 && self.tuning.smp_skip != 0 && skips(self.id, depth) {
                 depth += 1;
                 continue;
             }
@@ -626,7 +629,10 @@ impl<'a> Worker<'a> {
         } else {
             None
         };
-        let cut = entry.and_then(|e| Self::tt_cut(e, pv_node, depth, alpha, beta, ply));
+        let excluded = self.excluded[ply];
+        let cut = entry
+            .filter(|_| excluded == 0)
+            .and_then(|e| Self::tt_cut(e, pv_node, depth, alpha, beta, ply));
         let tables_first = ply > 0 && pos.all().count() <= self.table_pieces;
         if let Some(s) = cut.filter(|_| !tables_first) {
             return Ok(s);
@@ -668,7 +674,12 @@ impl<'a> Worker<'a> {
         }
         // Probe cut: if a much shallower search of this position clears beta by a margin, the full
         // one would too. No probe runs inside another, so the cuts never stack.
-        if !pv_node && !self.probing && depth >= t.probe_cut_min_depth && !is_decisive(beta) {
+        if !pv_node
+            && !self.probing
+            && excluded == 0
+            && depth >= t.probe_cut_min_depth
+            && !is_decisive(beta)
+        {
             let margin = t.probe_cut_margin * depth;
             let probe_beta = beta + margin;
             self.probing = true;
@@ -694,15 +705,59 @@ impl<'a> Worker<'a> {
         self.order(pos, &mut list, tt_move, ply);
         // A single legal move costs nothing to look at more deeply.
         let ext = i32::from(list.len() == 1 && ply < 2 * depth as usize + 8);
+        // Singular extension: the table's move, when no other comes near its score.
+        let mut singular = 0;
+        if let Some(e) = entry.filter(|e| {
+            t.singular_min_depth > 0
+                && depth >= t.singular_min_depth
+                && ply > 0
+                && excluded == 0
+                && ext == 0
+                && e.mv != 0
+                && e.bound != Bound::Upper
+                && i32::from(e.depth) >= depth - 3
+                && !is_decisive(from_tt(e.score, ply as i32))
+        }) {
+            let s_beta = from_tt(e.score, ply as i32) - t.singular_margin * depth;
+            self.excluded[ply] = e.mv;
+            let r = self.search(pos, (depth - 1) / 2, s_beta - 1, s_beta, ply);
+            self.excluded[ply] = 0;
+            match r {
+                Ok(s) if s < s_beta => singular = 1,
+                Ok(_) => {}
+                Err(e) => {
+                    self.lists[ply] = list;
+                    return Err(e);
+                }
+            }
+        }
         let mut best = -INF;
         let mut best_move = 0u16;
         let mut result = Ok(());
         let turn = pos.turn().index();
-        for i in 0..list.len() {
-            self.pick(ply, &mut list, i);
+        // With other threads searching, a move one of them is in the middle of waits until the
+        // rest are done, so that the threads split the node's moves instead of repeating them.
+        let defer = depth >= t.smp_defer_depth
+            && t.smp_defer_depth > 0
+            && self.shared.active.load(Ordering::Relaxed) > 1;
+        let mut deferred = [0u8; 32];
+        let mut put_off = 0;
+        let len = list.len();
+        let mut step = 0;
+        while step < len + put_off {
+            let i = if step < len {
+                self.pick(ply, &mut list, step);
+                step
+            } else {
+                usize::from(deferred[step - len])
+            };
+            step += 1;
             let mv = list[i];
+            if excluded != 0 && mv.key() == excluded {
+                continue;
+            }
             let quiet = !mv.is_capture() && !mv.promotes;
-            let d = depth - 1 + ext;
+            let d = depth - 1 + ext + if mv.key() == tt_move { singular } else { 0 };
             let mut reduction = 0;
             let place = i as i32;
             if depth >= t.reduction_min_depth
@@ -718,12 +773,29 @@ impl<'a> Worker<'a> {
             // The child probes the table unless it is a quiescence node: its bucket is asked
             // for before the move is made, so that the load overlaps making it.
             let key = pos.key_after(&mv);
+            if defer
+                && i > 0
+                && i < 256
+                && step <= len
+                && put_off < deferred.len()
+                && self.shared.is_busy(key)
+            {
+                deferred[put_off] = i as u8;
+                put_off += 1;
+                continue;
+            }
             if d - reduction > 0 {
                 self.shared.tt.prefetch(key);
             }
             let child = pos.play_keyed(&mv, key);
             self.enter(pos, &mv, &child, ply);
+            if defer {
+                self.shared.set_busy(key, true);
+            }
             let score = self.search_child(&child, i == 0, d, reduction, alpha, beta, ply);
+            if defer {
+                self.shared.set_busy(key, false);
+            }
             self.keys.pop();
             let score = match score {
                 Ok(s) => s,
@@ -772,7 +844,7 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        if self.stores {
+        if self.stores && excluded == 0 {
             self.store(
                 key,
                 best_move,
