@@ -68,24 +68,30 @@ pub const KING_UNSAFE: usize = 7;
 /// count two, three, ... rows.
 pub const RUNAWAY: usize = 8;
 
+/// The base-3 value of `squares` squares from `bits`: the side's men in the low `squares` bits,
+/// the opponent's in the next `squares`; digit i is 0 (empty), 1 (own man) or 2 (opponent's man)
+/// for bit i.
+const fn ternary(bits: usize, squares: u32) -> u16 {
+    let (mut v, mut p, mut i) = (0u16, 1u16, 0);
+    while i < squares {
+        if bits & (1 << i) != 0 {
+            v += p;
+        } else if bits & (1 << (i + squares)) != 0 {
+            v += 2 * p;
+        }
+        p *= 3;
+        i += 1;
+    }
+    v
+}
+
 /// The base-3 value of a row pair's four squares in a column band, from the four bits of the
-/// side's men (low nibble) and the four of the opponent's (high nibble): digit i is 0 (empty), 1
-/// (own man) or 2 (opponent's man) for bit i.
+/// side's men (low nibble) and the four of the opponent's (high nibble), digit i for bit i.
 static TERNARY: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
     while b < 256 {
-        let (mut v, mut p, mut i) = (0u8, 1u8, 0);
-        while i < 4 {
-            if b & (1 << i) != 0 {
-                v += p;
-            } else if b & (1 << (i + 4)) != 0 {
-                v += 2 * p;
-            }
-            p *= 3;
-            i += 1;
-        }
-        t[b] = v;
+        t[b] = ternary(b, 4) as u8;
         b += 1;
     }
     t
@@ -97,17 +103,7 @@ static TERNARY6: [u16; 4096] = {
     let mut t = [0u16; 4096];
     let mut b = 0;
     while b < 4096 {
-        let (mut v, mut p, mut i) = (0u16, 1u16, 0);
-        while i < 6 {
-            if b & (1 << i) != 0 {
-                v += p;
-            } else if b & (1 << (i + 6)) != 0 {
-                v += 2 * p;
-            }
-            p *= 3;
-            i += 1;
-        }
-        t[b] = v;
+        t[b] = ternary(b, 6);
         b += 1;
     }
     t
