@@ -187,6 +187,8 @@ fn solve_prove_says_how_far_the_proof_got() {
         "--width",
         "300",
         "--prove",
+        "--method",
+        "ida",
         "--max-nodes",
         "20000",
         "--memory",
@@ -197,11 +199,26 @@ fn solve_prove_says_how_far_the_proof_got() {
     assert!(s.contains("proof: lower bound at the start 19"), "{s}");
     assert!(s.contains("proof: no line of 19 moves or fewer"), "{s}");
     assert!(
-        s.contains("stopped: no line of 19 moves or fewer exists"),
+        s.contains(
+            "stopped at the position limit (--max-nodes): no line of 19 moves or fewer exists"
+        ),
         "{s}"
     );
     assert!(!s.contains("no shorter line exists"), "{s}");
     assert!(s.contains("proof: positions 20001 "), "{s}");
+    // The layered search (the default) in 4 MB: thresholds 19 to 21 complete, each with its
+    // layers from the start (1 position, 7 one move out, ...), then the memory runs out.
+    let o = kroon(&["solve", "--width", "300", "--prove", "--memory", "4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(
+        s.contains("proof: no line of 20 moves or fewer, 3495 positions, layers 1 7 89 505 "),
+        "{s}"
+    );
+    assert!(
+        s.contains("stopped at the memory limit (--memory): no line of 21 moves or fewer exists"),
+        "{s}"
+    );
 }
 
 #[test]

@@ -25,6 +25,8 @@
 //! forward search, a position found there is known exactly (and closes a line when its distance
 //! fits the threshold); any other is at least `k + 1` moves away.
 
+mod layers;
+
 use std::time::{Duration, Instant};
 
 use crate::board::{Hole, Holes, HOLES};
@@ -418,17 +420,31 @@ pub struct Proof {
     pub perimeter_bytes: usize,
     /// Time spent building the perimeter.
     pub perimeter_time: Duration,
+    /// Why the search stopped short, if it did: `"positions"` (the limit on positions) or
+    /// `"memory"`.
+    pub stopped_by: Option<&'static str>,
 }
 
-/// One completed IDA* iteration.
-#[derive(Copy, Clone, Debug)]
+/// One completed iteration.
+#[derive(Clone, Debug)]
 pub struct Iteration {
     /// No line of this many moves or fewer exists.
     pub threshold: u32,
-    /// Positions searched in it.
+    /// Positions searched (IDA*) or expanded (layers) in it.
     pub nodes: u64,
     /// Its time.
     pub time: Duration,
+    /// Layers only: the positions kept in each layer from the start.
+    pub layers: Vec<u64>,
+}
+
+/// How the proof searches.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Layered A* from both ends, each position stored once (`prove/layers.rs`).
+    Layers,
+    /// Iterative-deepening A*, depth first, with a table of learned bounds and the perimeter.
+    Ida,
 }
 
 /// Limits of a proof search.
@@ -445,6 +461,9 @@ pub struct ProofLimits {
     pub perimeter: u32,
     /// Memory for the perimeter in megabytes; it stops at the last layer that fits.
     pub perimeter_mb: usize,
+    /// The search; with [`Method::Layers`], `table_mb` is the memory for its layers and the
+    /// perimeter is not used.
+    pub method: Method,
 }
 
 enum Outcome {
@@ -544,6 +563,9 @@ impl Ida<'_> {
 /// Proves the length of the shortest line by IDA*: iterations with a rising threshold, each
 /// searching every line within it; the first that reaches the goal gives a shortest line.
 pub fn prove(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
+    if limits.method == Method::Layers {
+        return prove_by_layers(puzzle, limits);
+    }
     let began = Instant::now();
     let bounds = Bounds::new(puzzle);
     let start_bound = bounds.lower_bound(puzzle.start.0);
@@ -574,6 +596,7 @@ pub fn prove(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
         perimeter_layers: ida.perimeter.layers.clone(),
         perimeter_bytes: ida.perimeter.bytes(),
         perimeter_time,
+        stopped_by: None,
     };
     let mut threshold = start_bound;
     loop {
@@ -597,12 +620,16 @@ pub fn prove(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
                 proof.line = Some(moves);
                 break;
             }
-            Outcome::Stopped => break,
+            Outcome::Stopped => {
+                proof.stopped_by = Some("positions");
+                break;
+            }
             Outcome::Bound(b) => {
                 proof.iterations.push(Iteration {
                     threshold: threshold as u32,
                     nodes: ida.nodes - before,
                     time: began_iteration.elapsed(),
+                    layers: Vec::new(),
                 });
                 proof.no_line_within = Some(b as u32 - 1);
                 if b == i32::from(u8::MAX) {
@@ -614,6 +641,63 @@ pub fn prove(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
     }
     proof.nodes = ida.nodes;
     proof.stored = ida.table.stored;
+    proof.elapsed = began.elapsed();
+    proof
+}
+
+/// The proof by layers: one layered search for each threshold from the start's bound on, each
+/// from scratch (a higher threshold keeps more of every layer); the first that meets gives a
+/// shortest line.
+fn prove_by_layers(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
+    let began = Instant::now();
+    let start_bound = Bounds::new(puzzle).lower_bound(puzzle.start.0) as u32;
+    let mut proof = Proof {
+        line: None,
+        no_line_within: start_bound.checked_sub(1),
+        start_bound,
+        nodes: 0,
+        stored: 0,
+        table_bytes: 0,
+        elapsed: Duration::ZERO,
+        iterations: Vec::new(),
+        perimeter_depth: 0,
+        perimeter_layers: Vec::new(),
+        perimeter_bytes: 0,
+        perimeter_time: Duration::ZERO,
+        stopped_by: None,
+    };
+    let mut threshold = start_bound;
+    while threshold <= limits.max_moves {
+        let began_iteration = Instant::now();
+        let left = limits.max_nodes.saturating_sub(proof.nodes);
+        let found = match layers::search(puzzle, threshold, limits.table_mb, left) {
+            Ok(found) => found,
+            Err(stop) => {
+                proof.stopped_by = Some(match stop {
+                    layers::Stop::Memory => "memory",
+                    layers::Stop::Nodes => "positions",
+                });
+                break;
+            }
+        };
+        proof.nodes += found.nodes;
+        proof.stored = found.stored;
+        proof.table_bytes = proof.table_bytes.max(found.bytes);
+        if let Some(line) = found.line {
+            let moves: Vec<Move> = line.windows(2).map(|w| move_between(w[0], w[1])).collect();
+            proof.no_line_within = (moves.len() as u32).checked_sub(1);
+            proof.line = Some(moves);
+            break;
+        }
+        proof.iterations.push(Iteration {
+            threshold,
+            nodes: found.nodes,
+            time: began_iteration.elapsed(),
+            layers: found.layers,
+        });
+        proof.no_line_within = Some(threshold);
+        threshold += 1;
+    }
     proof.elapsed = began.elapsed();
     proof
 }

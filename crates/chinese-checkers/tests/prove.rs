@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use kroon_chinese_checkers::movegen::destinations;
-use kroon_chinese_checkers::prove::{lower_bound, prove, ProofLimits};
+use kroon_chinese_checkers::prove::{lower_bound, prove, Method, ProofLimits};
 use kroon_chinese_checkers::solve::{replay, shortest, Puzzle};
 use kroon_chinese_checkers::{Camp, Hole, Holes};
 
@@ -34,6 +34,14 @@ const LIMITS: ProofLimits = ProofLimits {
     max_moves: 60,
     perimeter: 0,
     perimeter_mb: 0,
+    method: Method::Ida,
+};
+
+/// The layered search, with room for every position of the reduced puzzles.
+const LAYERS: ProofLimits = ProofLimits {
+    table_mb: 256,
+    method: Method::Layers,
+    ..LIMITS
 };
 
 /// The true distance to the goal of every position reachable, by breadth-first search from the
@@ -188,6 +196,62 @@ fn the_proof_agrees_with_breadth_first_search_on_reduced_puzzles() {
         }
     }
     assert_eq!(shortest(&small(3), 60, 2_000_000).unwrap().len(), 23);
+}
+
+#[test]
+fn the_layered_proof_agrees_with_breadth_first_search() {
+    // Tip to tip the goal is the start turned round, and one side is searched; over the shorter
+    // trips and with obstacles, both sides are.
+    let mut blocked = small(3);
+    blocked.obstacles = ["h4", "j6"]
+        .iter()
+        .fold(Holes::EMPTY, |acc, n| acc | Hole::parse(n).unwrap().bit());
+    let puzzles = [
+        small(1),
+        small(2),
+        small(3),
+        small(4),
+        shifted(3, 6),
+        shifted(6, 2),
+        shifted(4, 5),
+        blocked,
+    ];
+    for (n, puzzle) in puzzles.iter().enumerate() {
+        let exact = shortest(puzzle, 60, 20_000_000).expect("solvable");
+        let proof = prove(puzzle, LAYERS);
+        let line = proof.line.expect("the proof finds a line");
+        assert_eq!(line.len(), exact.len(), "puzzle {n}");
+        assert_eq!(replay(puzzle, &line), Ok(puzzle.goal), "puzzle {n}");
+        assert_eq!(proof.no_line_within, Some(line.len() as u32 - 1));
+        // One iteration for each threshold from the bound up to the one before the line's.
+        let thresholds: Vec<u32> = proof.iterations.iter().map(|i| i.threshold).collect();
+        let expected: Vec<u32> = (proof.start_bound..line.len() as u32).collect();
+        assert_eq!(thresholds, expected, "puzzle {n}");
+        assert!(proof.nodes > 0 && proof.stored > 0 && proof.table_bytes > 0);
+    }
+}
+
+#[test]
+fn the_layered_proof_stops_at_its_memory_and_says_how_far_it_got() {
+    // The ten pieces with 8 MB: the first thresholds complete, then the layers outgrow it.
+    let puzzle = Puzzle::camp_to_camp(A);
+    let proof = prove(
+        &puzzle,
+        ProofLimits {
+            table_mb: 8,
+            ..LAYERS
+        },
+    );
+    assert!(proof.line.is_none());
+    let within = proof.no_line_within.expect("the first iterations complete");
+    assert!((20..27).contains(&within), "{within}");
+    // At the start's own bound (19) every move must advance the front or bring a piece in:
+    // of the 89 positions two moves out, 16 are kept.
+    let first = &proof.iterations[0];
+    assert_eq!(
+        (first.threshold, first.layers[..3].to_vec()),
+        (19, vec![1, 7, 16])
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use kroon_chinese_checkers::arena::{run_match, MatchRules, Seat};
 use kroon_chinese_checkers::eval::{distance, WIN};
 use kroon_chinese_checkers::game::{Game, MOVE_SECONDS};
-use kroon_chinese_checkers::prove::{prove, ProofLimits};
+use kroon_chinese_checkers::prove::{prove, Method, ProofLimits};
 use kroon_chinese_checkers::search::{Limit, Searcher};
 use kroon_chinese_checkers::solve::{beam, beam_two, replay, Puzzle};
 use kroon_chinese_checkers::{diagram, divide, perft, Camp, Move, Position};
@@ -128,23 +128,28 @@ pub enum ChineseCommand {
         /// Positions kept at each depth of the beam search.
         #[arg(long, default_value_t = 10_000)]
         width: usize,
-        /// Prove the line shortest: an exhaustive search (IDA* with an admissible bound) shows
-        /// that no shorter line exists, or says how far it got.
+        /// Prove the line shortest: an exhaustive search with an admissible bound shows that no
+        /// shorter line exists, or says how far it got.
         #[arg(long)]
         prove: bool,
+        /// With --prove: layers (A* a layer at a time from both ends, each position stored
+        /// once) or ida (iterative-deepening A*, depth first, with a table of learned bounds).
+        #[arg(long, default_value = "layers", value_parser = ["layers", "ida"])]
+        method: String,
         /// With --prove: stop after this many positions.
         #[arg(long, default_value_t = 2_000_000_000)]
         max_nodes: u64,
-        /// With --prove: size of the table of learned bounds, in MB.
-        #[arg(long, default_value_t = 256)]
-        memory: usize,
-        /// With --prove: store every position within this many moves of the goal with its
-        /// distance (a backward breadth-first search), so that the forward search stops that
-        /// many moves short; 0 for none.
+        /// With --prove: memory in MB for the layers (default 4096), or for IDA*'s table of
+        /// learned bounds (default 256).
+        #[arg(long)]
+        memory: Option<usize>,
+        /// With --prove --method ida: store every position within this many moves of the goal
+        /// with its distance (a backward breadth-first search), so that the forward search stops
+        /// that many moves short; 0 for none.
         #[arg(long, default_value_t = 7)]
         perimeter: u32,
-        /// With --prove: memory for those positions, in MB; the perimeter stops at the last
-        /// layer that fits.
+        /// With --prove --method ida: memory for those positions, in MB; the perimeter stops at
+        /// the last layer that fits.
         #[arg(long, default_value_t = 256)]
         perimeter_memory: usize,
     },
@@ -247,6 +252,7 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
             position,
             width,
             prove,
+            method,
             max_nodes,
             memory,
             perimeter,
@@ -260,12 +266,18 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
                 None => Position::start_with(&[Camp::ALL[0]]).with_long_hop(position.long_hop),
                 Some(_) => position.resolve()?,
             };
+            let method = match method.as_str() {
+                "ida" => Method::Ida,
+                _ => Method::Layers,
+            };
+            let default_mb = if method == Method::Ida { 256 } else { 4096 };
             let proof = prove.then_some(ProofLimits {
                 max_nodes,
-                table_mb: memory,
+                table_mb: memory.unwrap_or(default_mb),
                 max_moves: 0,
                 perimeter,
                 perimeter_mb: perimeter_memory,
+                method,
             });
             solve(&pos, width, proof)?;
         }
@@ -490,8 +502,14 @@ fn solve(pos: &Position, width: usize, proof: Option<ProofLimits>) -> Result<()>
         )?;
     }
     for it in &p.iterations {
+        let layers = if it.layers.is_empty() {
+            String::new()
+        } else {
+            let sizes: Vec<String> = it.layers.iter().map(u64::to_string).collect();
+            format!(", layers {}", sizes.join(" "))
+        };
         out!(
-            "proof: no line of {} moves or fewer, {} positions, seconds {:.3}",
+            "proof: no line of {} moves or fewer, {} positions{layers}, seconds {:.3}",
             it.threshold,
             it.nodes,
             it.time.as_secs_f64()
@@ -505,7 +523,12 @@ fn solve(pos: &Position, width: usize, proof: Option<ProofLimits>) -> Result<()>
     } else {
         match p.no_line_within {
             Some(n) => out!(
-                "stopped: no line of {n} moves or fewer exists; {} to {} not searched",
+                "stopped{}: no line of {n} moves or fewer exists; {} to {} not searched",
+                match p.stopped_by {
+                    Some("memory") => " at the memory limit (--memory)",
+                    Some(_) => " at the position limit (--max-nodes)",
+                    None => "",
+                },
                 n + 1,
                 moves.len() - 1
             )?,
