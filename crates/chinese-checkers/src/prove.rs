@@ -189,6 +189,17 @@ fn apply(map: &[u8; HOLES], set: u128) -> u128 {
     out
 }
 
+/// Every position one move from `pieces`; moves are reversible, so these are also the positions
+/// one move before it.
+fn children(puzzle: &Puzzle, pieces: u128) -> impl Iterator<Item = u128> + '_ {
+    let occupied = Holes(pieces | puzzle.obstacles.0);
+    Holes(pieces).iter().flat_map(move |from| {
+        destinations(occupied, from, puzzle.long_hop)
+            .iter()
+            .map(move |to| pieces ^ from.bit().0 ^ to.bit().0)
+    })
+}
+
 /// A lower bound on the moves the puzzle still needs from `pieces` (exposed for tests).
 pub fn lower_bound(puzzle: &Puzzle, pieces: Holes) -> u32 {
     Bounds::new(puzzle).lower_bound(pieces.0) as u32
@@ -260,6 +271,18 @@ struct Perimeter {
 const POSITION_BITS: u128 = (1u128 << HOLES) - 1;
 
 impl Perimeter {
+    fn empty() -> Perimeter {
+        Perimeter {
+            slots: Vec::new(),
+            len: 0,
+            depth: 0,
+            layers: Vec::new(),
+        }
+    }
+    /// Whether one more position would double the table past `budget` bytes.
+    fn would_outgrow(&self, budget: usize) -> bool {
+        (self.len + 1) * 3 > self.slots.len() * 2 && self.slots.len() * 32 > budget
+    }
     fn slot_of(&self, key: u128) -> usize {
         let mask = self.slots.len() - 1;
         let h =
@@ -320,12 +343,7 @@ impl Perimeter {
     /// while the table fits in `megabytes`. A layer cut short leaves its positions in (their
     /// distances are exact) but does not count in `depth`.
     fn build(puzzle: &Puzzle, bounds: &Bounds, max_depth: u32, megabytes: usize) -> Perimeter {
-        let mut p = Perimeter {
-            slots: Vec::new(),
-            len: 0,
-            depth: 0,
-            layers: Vec::new(),
-        };
+        let mut p = Perimeter::empty();
         if max_depth == 0 || megabytes == 0 {
             return p;
         }
@@ -334,22 +352,19 @@ impl Perimeter {
         p.insert(goal, 0);
         p.layers.push(1);
         let mut layer = vec![goal];
-        let occupied = |pieces: u128| Holes(pieces | puzzle.obstacles.0);
         for d in 1..=max_depth {
             let mut next = Vec::new();
             let mut complete = true;
             'layer: for &pieces in &layer {
-                for from in Holes(pieces).iter() {
-                    for to in destinations(occupied(pieces), from, puzzle.long_hop).iter() {
-                        let key = bounds.key(pieces ^ from.bit().0 ^ to.bit().0);
-                        // Growing past the budget doubles the table: stop before.
-                        if (p.len + 1) * 3 > p.slots.len() * 2 && p.slots.len() * 32 > budget {
-                            complete = false;
-                            break 'layer;
-                        }
-                        if p.insert(key, d) {
-                            next.push(key);
-                        }
+                for child in children(puzzle, pieces) {
+                    // Growing past the budget doubles the table: stop before.
+                    if p.would_outgrow(budget) {
+                        complete = false;
+                        break 'layer;
+                    }
+                    let key = bounds.key(child);
+                    if p.insert(key, d) {
+                        next.push(key);
                     }
                 }
             }
@@ -363,7 +378,8 @@ impl Perimeter {
         p
     }
 
-    /// From `pieces` at distance `d`, a line of `d` moves to the goal through the set.
+    /// From `pieces` at distance `d`, a line of `d` moves through the set to the position it
+    /// was built from (the goal for the perimeter), `pieces` itself left out.
     fn line_to_goal(
         &self,
         puzzle: &Puzzle,
@@ -373,14 +389,7 @@ impl Perimeter {
     ) -> Vec<u128> {
         let mut line = Vec::with_capacity(d as usize);
         while d > 0 {
-            let occ = Holes(pieces | puzzle.obstacles.0);
-            let next = Holes(pieces)
-                .iter()
-                .flat_map(|from| {
-                    destinations(occ, from, puzzle.long_hop)
-                        .iter()
-                        .map(move |to| pieces ^ from.bit().0 ^ to.bit().0)
-                })
+            let next = children(puzzle, pieces)
                 .find(|&c| self.get(bounds.key(c)) == Some(d - 1))
                 .expect("a position at distance d has a child at distance d - 1");
             line.push(next);
@@ -420,9 +429,17 @@ pub struct Proof {
     pub perimeter_bytes: usize,
     /// Time spent building the perimeter.
     pub perimeter_time: Duration,
-    /// Why the search stopped short, if it did: `"positions"` (the limit on positions) or
-    /// `"memory"`.
-    pub stopped_by: Option<&'static str>,
+    /// Why the search stopped short, if it did.
+    pub stopped_by: Option<Stop>,
+}
+
+/// What stopped a proof search short.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The limit on positions (`ProofLimits::max_nodes`).
+    Positions,
+    /// The memory for the layers (`ProofLimits::table_mb`).
+    Memory,
 }
 
 /// One completed iteration.
@@ -621,7 +638,7 @@ pub fn prove(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
                 break;
             }
             Outcome::Stopped => {
-                proof.stopped_by = Some("positions");
+                proof.stopped_by = Some(Stop::Positions);
                 break;
             }
             Outcome::Bound(b) => {
@@ -673,10 +690,7 @@ fn prove_by_layers(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
         let found = match layers::search(puzzle, threshold, limits.table_mb, left) {
             Ok(found) => found,
             Err(stop) => {
-                proof.stopped_by = Some(match stop {
-                    layers::Stop::Memory => "memory",
-                    layers::Stop::Nodes => "positions",
-                });
+                proof.stopped_by = Some(stop);
                 break;
             }
         };

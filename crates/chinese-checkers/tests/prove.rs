@@ -28,6 +28,17 @@ fn small(k: usize) -> Puzzle {
     }
 }
 
+/// The three-piece puzzle with two pieces of another player standing in the way.
+fn blocked() -> Puzzle {
+    let obstacles = ["h4", "j6"]
+        .iter()
+        .fold(Holes::EMPTY, |acc, n| acc | Hole::parse(n).unwrap().bit());
+    Puzzle {
+        obstacles,
+        ..small(3)
+    }
+}
+
 const LIMITS: ProofLimits = ProofLimits {
     max_nodes: 50_000_000,
     table_mb: 16,
@@ -74,11 +85,7 @@ fn distances_to_goal(puzzle: &Puzzle) -> HashMap<u128, u32> {
 fn the_bound_never_exceeds_the_true_distance() {
     // Every position of the one-, two- and three-piece puzzles, and of the three-piece puzzle
     // with two pieces of another player standing in the way.
-    let mut blocked = small(3);
-    blocked.obstacles = ["h4", "j6"]
-        .iter()
-        .fold(Holes::EMPTY, |acc, n| acc | Hole::parse(n).unwrap().bit());
-    for puzzle in [small(1), small(2), small(3), blocked] {
+    for puzzle in [small(1), small(2), small(3), blocked()] {
         let dist = distances_to_goal(&puzzle);
         let (mut bounds, mut distances) = (0u64, 0u64);
         for (&p, &d) in &dist {
@@ -202,10 +209,6 @@ fn the_proof_agrees_with_breadth_first_search_on_reduced_puzzles() {
 fn the_layered_proof_agrees_with_breadth_first_search() {
     // Tip to tip the goal is the start turned round, and one side is searched; over the shorter
     // trips and with obstacles, both sides are.
-    let mut blocked = small(3);
-    blocked.obstacles = ["h4", "j6"]
-        .iter()
-        .fold(Holes::EMPTY, |acc, n| acc | Hole::parse(n).unwrap().bit());
     let puzzles = [
         small(1),
         small(2),
@@ -214,7 +217,7 @@ fn the_layered_proof_agrees_with_breadth_first_search() {
         shifted(3, 6),
         shifted(6, 2),
         shifted(4, 5),
-        blocked,
+        blocked(),
     ];
     for (n, puzzle) in puzzles.iter().enumerate() {
         let exact = shortest(puzzle, 60, 20_000_000).expect("solvable");

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use kroon_chinese_checkers::arena::{run_match, MatchRules, Seat};
 use kroon_chinese_checkers::eval::{distance, WIN};
 use kroon_chinese_checkers::game::{Game, MOVE_SECONDS};
-use kroon_chinese_checkers::prove::{prove, Method, ProofLimits};
+use kroon_chinese_checkers::prove::{prove, Method, ProofLimits, Stop};
 use kroon_chinese_checkers::search::{Limit, Searcher};
 use kroon_chinese_checkers::solve::{beam, beam_two, replay, Puzzle};
 use kroon_chinese_checkers::{diagram, divide, perft, Camp, Move, Position};
@@ -525,8 +525,8 @@ fn solve(pos: &Position, width: usize, proof: Option<ProofLimits>) -> Result<()>
             Some(n) => out!(
                 "stopped{}: no line of {n} moves or fewer exists; {} to {} not searched",
                 match p.stopped_by {
-                    Some("memory") => " at the memory limit (--memory)",
-                    Some(_) => " at the position limit (--max-nodes)",
+                    Some(Stop::Memory) => " at the memory limit (--memory)",
+                    Some(Stop::Positions) => " at the position limit (--max-nodes)",
                     None => "",
                 },
                 n + 1,

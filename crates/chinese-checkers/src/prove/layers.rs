@@ -10,16 +10,9 @@
 //! is searched. Against depth-first search, each position is expanded once however many move
 //! orders reach it, and the search stops halfway.
 
-use super::{apply, Bounds, Perimeter};
-use crate::board::{rotate_half, Holes, HOLES};
-use crate::movegen::destinations;
+use super::{apply, children, Bounds, Perimeter, Stop};
+use crate::board::{rotate_half, HOLES};
 use crate::solve::Puzzle;
-
-/// Why a search stopped before its threshold was settled.
-pub(super) enum Stop {
-    Memory,
-    Nodes,
-}
 
 /// What one threshold's search found.
 pub(super) struct Layered {
@@ -36,8 +29,9 @@ pub(super) struct Layered {
     pub layers: Vec<u64>,
 }
 
-/// One end's layers.
+/// One end's layers: the search from `puzzle.start` toward `puzzle.goal`.
 struct Side {
+    puzzle: Puzzle,
     /// The bound toward the other end.
     bounds: Bounds,
     /// Every position kept so far, with its distance from this end.
@@ -45,28 +39,20 @@ struct Side {
     /// The last layer's keys.
     layer: Vec<u128>,
     sizes: Vec<u64>,
-    obstacles: u128,
-    long_hop: bool,
 }
 
 impl Side {
     fn new(puzzle: &Puzzle) -> Side {
         let bounds = Bounds::new(puzzle);
-        let mut seen = Perimeter {
-            slots: Vec::new(),
-            len: 0,
-            depth: 0,
-            layers: Vec::new(),
-        };
+        let mut seen = Perimeter::empty();
         let start = bounds.key(puzzle.start.0);
         seen.insert(start, 0);
         Side {
+            puzzle: *puzzle,
             bounds,
             seen,
             layer: vec![start],
             sizes: vec![1],
-            obstacles: puzzle.obstacles.0,
-            long_hop: puzzle.long_hop,
         }
     }
 
@@ -84,24 +70,19 @@ impl Side {
         for &pieces in &self.layer {
             *nodes += 1;
             if *nodes > max_nodes {
-                return Err(Stop::Nodes);
+                return Err(Stop::Positions);
             }
-            let occupied = Holes(pieces | self.obstacles);
-            for from in Holes(pieces).iter() {
-                for to in destinations(occupied, from, self.long_hop).iter() {
-                    let child = pieces ^ from.bit().0 ^ to.bit().0;
-                    if d as i32 + self.bounds.lower_bound(child) > threshold {
-                        continue;
-                    }
-                    // Growing past the budget doubles the table: stop before.
-                    let s = &self.seen;
-                    if (s.len + 1) * 3 > s.slots.len() * 2 && s.slots.len() * 32 > budget {
-                        return Err(Stop::Memory);
-                    }
-                    let key = self.bounds.key(child);
-                    if self.seen.insert(key, d) {
-                        next.push(key);
-                    }
+            for child in children(&self.puzzle, pieces) {
+                if d as i32 + self.bounds.lower_bound(child) > threshold {
+                    continue;
+                }
+                // Growing past the budget doubles the table: stop before.
+                if self.seen.would_outgrow(budget) {
+                    return Err(Stop::Memory);
+                }
+                let key = self.bounds.key(child);
+                if self.seen.insert(key, d) {
+                    next.push(key);
                 }
             }
         }
@@ -111,22 +92,12 @@ impl Side {
     }
 
     /// A line of `d` moves from this end to `pieces`, which is at distance `d`: this end first.
-    fn line_to(&self, mut pieces: u128, mut d: u32) -> Vec<u128> {
+    fn line_to(&self, pieces: u128, d: u32) -> Vec<u128> {
         let mut line = vec![pieces];
-        while d > 0 {
-            let occupied = Holes(pieces | self.obstacles);
-            pieces = Holes(pieces)
-                .iter()
-                .flat_map(|from| {
-                    destinations(occupied, from, self.long_hop)
-                        .iter()
-                        .map(move |to| pieces ^ from.bit().0 ^ to.bit().0)
-                })
-                .find(|&c| self.seen.get(self.bounds.key(c)) == Some(d - 1))
-                .expect("a position at distance d has a neighbour at distance d - 1");
-            line.push(pieces);
-            d -= 1;
-        }
+        line.extend(
+            self.seen
+                .line_to_goal(&self.puzzle, &self.bounds, pieces, d),
+        );
         line.reverse();
         line
     }
@@ -144,6 +115,40 @@ fn turned_round(puzzle: &Puzzle) -> Option<[u8; HOLES]> {
     symmetric.then_some(map)
 }
 
+/// The goal's side of the search.
+enum GoalSide {
+    /// The goal is the start turned round by this hole map: its layers are the start's turned
+    /// round.
+    Turned([u8; HOLES]),
+    /// Searched on its own: the puzzle played backwards.
+    Searched(Box<Side>),
+}
+
+impl GoalSide {
+    /// The distance from the goal of a position, where the layers so far know it.
+    fn distance(&self, forward: &Side, pieces: u128) -> Option<u32> {
+        match self {
+            GoalSide::Turned(map) => forward.seen.get(forward.bounds.key(apply(map, pieces))),
+            GoalSide::Searched(b) => b.seen.get(b.bounds.key(pieces)),
+        }
+    }
+
+    /// A line of `d` moves from `pieces`, at distance `d` from the goal, to the goal.
+    fn line_from(&self, forward: &Side, pieces: u128, d: u32) -> Vec<u128> {
+        let mut line = match self {
+            GoalSide::Turned(map) => forward
+                .line_to(apply(map, pieces), d)
+                .into_iter()
+                .map(|q| apply(map, q))
+                .collect(),
+            GoalSide::Searched(b) => b.line_to(pieces, d),
+        };
+        // Walked from the goal's end: turn it to run toward the goal.
+        line.reverse();
+        line
+    }
+}
+
 /// Searches for a line of `threshold` moves or fewer (see the module text), with `megabytes` for
 /// the tables and at most `max_nodes` positions expanded.
 pub(super) fn search(
@@ -153,33 +158,33 @@ pub(super) fn search(
     max_nodes: u64,
 ) -> Result<Layered, Stop> {
     let threshold = threshold as i32;
-    let turn = turned_round(puzzle);
-    let budget = (megabytes << 20) / if turn.is_some() { 1 } else { 2 };
     let mut forward = Side::new(puzzle);
-    let mut backward = match turn {
-        Some(_) => None,
-        None => Some(Side::new(&Puzzle {
+    let mut goal_side = match turned_round(puzzle) {
+        Some(map) => GoalSide::Turned(map),
+        None => GoalSide::Searched(Box::new(Side::new(&Puzzle {
             start: puzzle.goal,
             goal: puzzle.start,
             camp: puzzle.camp.opposite(),
             ..*puzzle
-        })),
+        }))),
+    };
+    let budget = match goal_side {
+        GoalSide::Turned(_) => megabytes << 20,
+        GoalSide::Searched(_) => (megabytes << 20) / 2,
     };
     let mut nodes = 0;
-    // The distance from the goal of a position, where the layers so far know it.
-    let from_goal = |forward: &Side, backward: &Option<Side>, pieces: u128| match (&turn, backward)
-    {
-        (Some(map), _) => forward.seen.get(forward.bounds.key(apply(map, pieces))),
-        (None, Some(b)) => b.seen.get(b.bounds.key(pieces)),
-        (None, None) => unreachable!("one side or the other"),
-    };
+    // The shortest meeting so far: its length, the position, and its distance from the start.
     let mut meet: Option<(u32, u128, u32)> = None;
-    let done = |s: Option<(u32, u128, u32)>| s.is_some();
+    let offer = |meet: &mut Option<(u32, u128, u32)>, len: u32, at: u128, from_start: u32| {
+        if len as i32 <= threshold && meet.is_none_or(|(best, _, _)| len < best) {
+            *meet = Some((len, at, from_start));
+        }
+    };
     if puzzle.start == puzzle.goal {
-        meet = Some((0, puzzle.start.0, 0));
+        offer(&mut meet, 0, puzzle.start.0, 0);
     }
     let mut k = 0;
-    while !done(meet) {
+    while meet.is_none() {
         k += 1;
         if 2 * k - 1 > threshold || forward.layer.is_empty() {
             break;
@@ -188,17 +193,14 @@ pub(super) fn search(
         // Lines of 2k - 1 moves (and 2k, turned round): layer k from the start against what the
         // goal's side holds.
         for &p in &forward.layer {
-            if let Some(j) = from_goal(&forward, &backward, p) {
-                let len = k as u32 + j;
-                if len as i32 <= threshold && meet.is_none_or(|(best, _, _)| len < best) {
-                    meet = Some((len, p, k as u32));
-                }
+            if let Some(j) = goal_side.distance(&forward, p) {
+                offer(&mut meet, k as u32 + j, p, k as u32);
             }
         }
-        if done(meet) || 2 * k > threshold {
+        if meet.is_some() || 2 * k > threshold {
             break;
         }
-        if let Some(b) = backward.as_mut() {
+        if let GoalSide::Searched(b) = &mut goal_side {
             if b.layer.is_empty() {
                 break;
             }
@@ -206,10 +208,7 @@ pub(super) fn search(
             // Lines of 2k moves: layer k from the goal against the start's side.
             for &q in &b.layer {
                 if let Some(i) = forward.seen.get(forward.bounds.key(q)) {
-                    let len = i + k as u32;
-                    if len as i32 <= threshold && meet.is_none_or(|(best, _, _)| len < best) {
-                        meet = Some((len, q, i));
-                    }
+                    offer(&mut meet, i + k as u32, q, i);
                 }
             }
         }
@@ -218,34 +217,19 @@ pub(super) fn search(
         // `p` may be the mirror image of the line's own position; the mirrored line runs
         // through it as well, and each half is walked from `p` itself.
         let mut line = forward.line_to(p, i);
-        let rest = len - i;
-        let mut back = match (&turn, &backward) {
-            (Some(map), _) => forward
-                .line_to(apply(map, p), rest)
-                .into_iter()
-                .map(|q| apply(map, q))
-                .collect::<Vec<_>>(),
-            (None, Some(b)) => b.line_to(p, rest),
-            (None, None) => unreachable!("one side or the other"),
-        };
-        // From the goal's side the line runs goal first; it must end at the goal.
-        back.reverse();
-        join(&mut line, back);
+        line.pop();
+        line.extend(goal_side.line_from(&forward, p, len - i));
         line
     });
-    let stored = forward.seen.len as u64 + backward.as_ref().map_or(0, |b| b.seen.len as u64);
-    let bytes = forward.seen.bytes() + backward.as_ref().map_or(0, |b| b.seen.bytes());
+    let searched = match &goal_side {
+        GoalSide::Turned(_) => None,
+        GoalSide::Searched(b) => Some(b),
+    };
     Ok(Layered {
         line,
         nodes,
-        stored,
-        bytes,
+        stored: (forward.seen.len + searched.map_or(0, |b| b.seen.len)) as u64,
+        bytes: forward.seen.bytes() + searched.map_or(0, |b| b.seen.bytes()),
         layers: forward.sizes,
     })
-}
-
-/// Appends the second half, whose first position is the first half's last one.
-fn join(line: &mut Vec<u128>, back: Vec<u128>) {
-    line.pop();
-    line.extend(back);
 }
