@@ -744,9 +744,14 @@ impl<'a> Worker<'a> {
         let mut put_off = 0;
         let len = list.len();
         let mut step = 0;
+        // Moves `list[..picked]` are in their final order (the next one may be picked early).
+        let mut picked = 1;
         while step < len + put_off {
             let i = if step < len {
-                self.pick(ply, &mut list, step);
+                if step >= picked {
+                    self.pick(ply, &mut list, step);
+                    picked = step + 1;
+                }
                 step
             } else {
                 usize::from(deferred[step - len])
@@ -786,6 +791,12 @@ impl<'a> Worker<'a> {
             }
             if d - reduction > 0 {
                 self.shared.tt.prefetch(key);
+            }
+            // The next move's bucket too: it then has this child's whole search to arrive.
+            if step < len && depth > 1 {
+                self.pick(ply, &mut list, step);
+                picked = step + 1;
+                self.shared.tt.prefetch(pos.key_after(&list[step]));
             }
             let child = pos.play_keyed(&mv, key);
             self.enter(pos, &mv, &child, ply);
