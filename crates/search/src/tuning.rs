@@ -40,6 +40,9 @@ pub struct Tuning {
     /// With several threads: whether the helpers leave out iterations in staggered patterns (not
     /// 0) or search every depth (0).
     pub smp_skip: i32,
+    /// With several threads: whether a thread drops its iteration as soon as another thread has
+    /// finished that depth (not 0), instead of finishing it.
+    pub smp_supersede: i32,
     /// Singular extension from this depth on (0: never): the table's move is searched one ply
     /// deeper when every other move, searched to half the depth, stays below its table score
     /// less `singular_margin` per ply of depth.
@@ -64,6 +67,7 @@ impl Default for Tuning {
             aspiration_min_depth: 5,
             smp_defer_depth: 0,
             smp_skip: 1,
+            smp_supersede: 1,
             singular_min_depth: 0,
             singular_margin: 4,
         }
@@ -93,7 +97,7 @@ macro_rules! field {
 }
 
 /// Every field of [`Tuning`], in the order of its declaration.
-const FIELDS: [Field; 15] = [
+const FIELDS: [Field; 16] = [
     field!(futility_margin, ANY),
     field!(futility_depth, ANY),
     field!(probe_cut_margin, ANY),
@@ -107,6 +111,7 @@ const FIELDS: [Field; 15] = [
     field!(aspiration_min_depth, PLACE),
     field!(smp_defer_depth, PLACE),
     field!(smp_skip, PLACE),
+    field!(smp_supersede, PLACE),
     field!(singular_min_depth, PLACE),
     field!(singular_margin, ANY),
 ];
@@ -233,8 +238,9 @@ mod tests {
             aspiration_min_depth: 17,
             smp_defer_depth: 18,
             smp_skip: 19,
-            singular_min_depth: 20,
-            singular_margin: 21,
+            smp_supersede: 20,
+            singular_min_depth: 21,
+            singular_margin: 22,
         };
         assert_eq!(t, expected);
         let text = t.to_string();

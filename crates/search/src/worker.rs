@@ -8,7 +8,7 @@ use crate::tables::{self, EndgameTables, TableProbe, TableValue};
 use crate::time::TimeManager;
 use crate::tt::{Bound, Entry, NO_EVAL};
 use crate::tuning::Tuning;
-use crate::{Info, Line, MAX_DEPTH, MAX_PLY};
+use crate::{Info, Line, MAX_PLY};
 use kroon_rules::game::{self, quiet_limit};
 use kroon_rules::{counted_draw, DrawCounts, DrawReason, Waived};
 use kroon_rules::{has_capture, movegen, Colour, Move, MoveList, Position, Variant};
@@ -39,6 +39,8 @@ pub struct ThreadResult {
     pub score: i32,
     /// Its depth.
     pub depth: u32,
+    /// The deepest ply it reached.
+    pub seldepth: u32,
     /// Multi-PV: the lines of the deepest iteration that finished all of them.
     pub lines: Vec<Line>,
 }
@@ -136,6 +138,9 @@ pub struct Worker<'a> {
     stores: bool,
     /// The shared tuning values, copied where the nodes read them.
     tuning: Tuning,
+    /// The iteration in progress is dropped once another thread has finished this depth
+    /// (`u32::MAX`: never).
+    superseded_at: u32,
 }
 
 impl<'a> Worker<'a> {
@@ -173,6 +178,7 @@ impl<'a> Worker<'a> {
             windows: vec![WindowIndices::default(); MAX_PLY + 2],
             large: None,
             tuning: shared.tuning,
+            superseded_at: u32::MAX,
         }
     }
 
@@ -188,6 +194,10 @@ impl<'a> Worker<'a> {
                 if clock.must_stop(self.shared.total_nodes()) {
                     self.shared.stop.store(true, Ordering::Relaxed);
                 }
+            }
+            // Another thread finished this iteration: this one drops it and goes on from there.
+            if self.shared.deepest_depth() >= self.superseded_at {
+                return Err(Stopped);
             }
         }
         if self.shared.stop.load(Ordering::Relaxed) {
@@ -236,7 +246,7 @@ impl<'a> Worker<'a> {
             return best;
         }
         best.pv = vec![root_moves[0]];
-        let max_depth = self.clock.map_or(MAX_DEPTH, TimeManager::max_depth);
+        let max_depth = self.shared.max_depth();
         let multipv = if self.id == 0 {
             self.shared.multipv.load(Ordering::Relaxed)
         } else {
@@ -251,39 +261,75 @@ impl<'a> Worker<'a> {
                 depth += 1;
                 continue;
             }
-            let result = self.aspiration(root, &mut root_moves, depth, best.score);
-            let Ok(score) = result else { break };
-            best = ThreadResult {
-                pv: self.pv[0].clone(),
-                score,
-                depth,
-                lines: std::mem::take(&mut best.lines),
+            // An iteration another thread already finished is taken over, not searched again.
+            let adopted = if multipv == 1 {
+                self.shared.deepest_from(depth)
+            } else {
+                None
             };
-            let seldepth = self.seldepth;
-            let info = |w: &Self, line: &Line, multipv| Info {
-                depth,
-                seldepth,
-                score: line.score,
-                nodes: w.shared.total_nodes().max(w.nodes),
-                elapsed: w.clock.map(TimeManager::elapsed).unwrap_or_default(),
-                pv: line.pv.clone(),
-                multipv,
+            let score = if let Some(done) = adopted.filter(|d| !d.pv.is_empty()) {
+                if self.id > 0 {
+                    // A helper goes on past it, in its own pattern.
+                    depth = done.depth + 1;
+                    best = done;
+                    continue;
+                }
+                depth = done.depth;
+                if let Some(at) = root_moves.iter().position(|m| *m == done.pv[0]) {
+                    root_moves.as_mut_slice()[..=at].rotate_right(1);
+                }
+                best = done;
+                if let Some(report) = report {
+                    self.report_adopted(&best, report);
+                }
+                best.score
+            } else {
+                if multipv == 1 && self.tuning.smp_supersede != 0 {
+                    self.superseded_at = depth;
+                }
+                let result = self.aspiration(root, &mut root_moves, depth, best.score);
+                self.superseded_at = u32::MAX;
+                let Ok(score) = result else {
+                    if self.shared.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    // Superseded: the next turn of the loop takes over the finished iteration.
+                    continue;
+                };
+                best = ThreadResult {
+                    pv: self.pv[0].clone(),
+                    score,
+                    depth,
+                    seldepth: self.seldepth,
+                    lines: std::mem::take(&mut best.lines),
+                };
+                if multipv == 1 {
+                    self.shared.publish(&best);
+                }
+                if let Some(report) = report {
+                    report(self.info(&best, &best.pv, score, 1));
+                }
+                score
             };
-            let first = Line {
-                score,
-                pv: best.pv.clone(),
-            };
-            if let Some(report) = report {
-                report(info(self, &first, 1));
+            if self.id > 0 {
+                // A helper that finished the last depth asked for ends the search.
+                if depth >= max_depth {
+                    self.shared.stop.store(true, Ordering::Relaxed);
+                }
+                depth += 1;
+                continue;
             }
             // Multi-PV (main thread): line 1 is the ordinary iteration above, untouched; the
             // next lines search the other root moves after it.
             if multipv > 1 {
-                let mut lines = vec![first];
+                let mut lines = vec![Line {
+                    score,
+                    pv: best.pv.clone(),
+                }];
                 let stopped = self.other_lines(root, &root_moves, depth, multipv, &mut lines);
                 if let Some(report) = report {
                     for (k, line) in lines.iter().enumerate().skip(1) {
-                        report(info(self, line, k + 1));
+                        report(self.info(&best, &line.pv, line.score, k + 1));
                     }
                 }
                 if stopped.is_err() {
@@ -420,6 +466,24 @@ impl<'a> Worker<'a> {
         self.history = history;
         self.killers = killers;
         result
+    }
+
+    /// Reports `result`, an iteration another thread finished, as the search's own.
+    pub fn report_adopted(&self, result: &ThreadResult, report: &dyn Fn(Info)) {
+        report(self.info(result, &result.pv, result.score, 1));
+    }
+
+    /// What is reported of line `multipv` (`pv`, `score`) of the iteration `result`.
+    fn info(&self, result: &ThreadResult, pv: &[Move], score: i32, multipv: usize) -> Info {
+        Info {
+            depth: result.depth,
+            seldepth: result.seldepth,
+            score,
+            nodes: self.shared.total_nodes().max(self.nodes),
+            elapsed: self.clock.map(TimeManager::elapsed).unwrap_or_default(),
+            pv: pv.to_vec(),
+            multipv,
+        }
     }
 
     /// The principal variation at `ply` becomes `mv` followed by the one found below it.

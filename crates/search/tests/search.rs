@@ -111,6 +111,38 @@ fn two_threads_answer_legally() {
     }
 }
 
+#[test]
+fn two_threads_report_rising_depths_and_answer_with_the_last() {
+    // Whichever thread finishes an iteration first, the depths reported rise one by one or more,
+    // the search ends at the depth asked for, and the answer is the last line reported.
+    let engine = Engine::new(2, 8);
+    for game in random_positions(20, 5) {
+        let pos = *game.position();
+        if pos.legal_moves().len() < 2 {
+            continue;
+        }
+        let req = SearchRequest {
+            game,
+            limits: Limits::Depth(9),
+            ponder: false,
+        };
+        let infos = std::sync::Mutex::new(Vec::new());
+        let r = engine.search(&req, &|info| infos.lock().unwrap().push(info));
+        let infos = infos.into_inner().unwrap();
+        let depths: Vec<u32> = infos.iter().map(|i| i.depth).collect();
+        assert!(depths.windows(2).all(|w| w[0] < w[1]), "{depths:?}");
+        let last = infos.last().expect("an iteration reported");
+        if score::is_decisive(r.score) {
+            continue;
+        }
+        assert_eq!((last.depth, r.depth), (9, 9), "{depths:?}");
+        assert_eq!(last.pv, r.pv);
+        assert_eq!(last.score, r.score);
+        assert_eq!(r.best, r.pv.first().copied());
+        assert!(pos.legal_moves().contains(&r.best.unwrap()));
+    }
+}
+
 fn done_within(rx: &mpsc::Receiver<Event>, limit: Duration) -> Option<kroon_search::SearchResult> {
     let end = Instant::now() + limit;
     while let Some(left) = end.checked_duration_since(Instant::now()) {
