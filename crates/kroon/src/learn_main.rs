@@ -228,8 +228,10 @@ pub fn train(args: TrainArgs) -> Result<()> {
     let bytes = weights.to_bytes();
     std::fs::write(&args.out, &bytes).with_context(|| format!("writing {}", args.out.display()))?;
     say!(
-        "data: {} records, {} quiet positions for training, {} held out; read in {:.1} s",
+        "data: {} records ({} distinct positions, {:.1}%), {} quiet positions for training, {} held out; read in {:.1} s",
         report.records,
+        report.distinct,
+        100.0 * report.distinct as f64 / report.records.max(1) as f64,
         report.train,
         report.holdout,
         report.load_time.as_secs_f64()

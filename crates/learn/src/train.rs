@@ -101,6 +101,8 @@ pub struct Report {
     pub variant: Variant,
     /// Records read.
     pub records: usize,
+    /// Distinct positions among the records (pieces and side to move).
+    pub distinct: usize,
     /// Quiet positions used for training.
     pub train: usize,
     /// Quiet positions held out.
@@ -281,6 +283,8 @@ struct Loaded {
     variant: Variant,
     /// Records read, quiet or not.
     records: usize,
+    /// Distinct positions among them.
+    distinct: usize,
     kept: Vec<Record>,
     held: Vec<bool>,
 }
@@ -293,12 +297,16 @@ fn load(settings: &Settings) -> Result<Loaded> {
     let mut kept = Vec::new();
     let mut held = Vec::new();
     let mut records = 0;
+    // A key per record's position, to count how many are distinct (8 bytes each, sorted at the
+    // end: far less than a hash set of the records).
+    let mut keys: Vec<u64> = Vec::new();
     for (file_no, path) in settings.data.iter().enumerate() {
         let (v, mut rs) = record::read_all(path, variant)?;
         variant = Some(v);
         // Self-play threads finish games in any order; sorted, the same games train the same.
         rs.sort_by_key(|r| (r.game, r.ply));
         records += rs.len();
+        keys.extend(rs.iter().map(position_key));
         for r in rs {
             if !r.is_quiet() || r.ply < settings.min_ply {
                 continue;
@@ -318,12 +326,26 @@ fn load(settings: &Settings) -> Result<Loaded> {
     if kept.is_empty() {
         bail!("the files hold no quiet positions to train on");
     }
+    keys.sort_unstable();
+    keys.dedup();
     Ok(Loaded {
         variant,
         records,
+        distinct: keys.len(),
         kept,
         held,
     })
+}
+
+/// A 64-bit key of a record's position: its pieces, kings and side to move (two positions
+/// differing only in the game they come from, their ply or their score are one position).
+fn position_key(r: &Record) -> u64 {
+    let black = u64::from(r.flags.has(crate::record::Flags::BLACK_TO_MOVE));
+    let mut bytes = [0u8; 32];
+    for (i, w) in [r.white, r.black, r.kings, black].iter().enumerate() {
+        bytes[8 * i..8 * i + 8].copy_from_slice(&w.to_le_bytes());
+    }
+    kroon_rules::hash::fnv1a(&bytes)
 }
 
 /// Builds the features and targets of `records`, on `threads` threads.
@@ -381,6 +403,7 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
     let Loaded {
         variant,
         records,
+        distinct,
         kept,
         held,
     } = load(settings)?;
@@ -605,6 +628,7 @@ pub fn train(settings: &Settings, mut on_epoch: impl FnMut(&Epoch)) -> Result<(W
         Report {
             variant,
             records,
+            distinct,
             train: train_idx.len(),
             holdout: hold_idx.len(),
             k,
@@ -708,6 +732,29 @@ mod tests {
             w.centi_men(pattern::MEN)
         );
         assert!(report.written_loss < 0.06, "{report:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_read_twice_counts_its_positions_once() {
+        let dir = std::env::temp_dir().join(format!("kroon-train-distinct-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rule.bin");
+        synthetic(&path, 500);
+        let settings = |data: Vec<PathBuf>| Settings {
+            data,
+            epochs: 1,
+            k: Some(50.0),
+            ..Settings::default()
+        };
+        let (_, once) = train(&settings(vec![path.clone()]), |_| {}).unwrap();
+        let (_, twice) = train(&settings(vec![path.clone(), path]), |_| {}).unwrap();
+        assert!(
+            once.distinct > 400 && once.distinct <= once.records,
+            "{once:?}"
+        );
+        assert_eq!(twice.records, 2 * once.records);
+        assert_eq!(twice.distinct, once.distinct);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
