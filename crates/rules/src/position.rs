@@ -291,7 +291,7 @@ impl Position {
     /// The position after `mv` without following the Frisian king runs, which are copied unchanged:
     /// for perft, which does not apply the king-move limit (see `movegen::generate_for`).
     #[must_use]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn play_pieces(&self, mv: &Move, key_after: u64) -> Position {
         let us = self.turn.index();
         let them = 1 - us;
