@@ -473,8 +473,10 @@ fn read_sparse(mut body: &[u8], count: usize) -> Result<Vec<[i16; 2]>, WeightsEr
 }
 
 /// How much to shrink White's score `white` in material that rarely wins with flying kings: a side
-/// ahead with three pieces or fewer against a king (divided by 8), or kings level and men within
-/// one against a king (by 2). 1 otherwise, and always with short kings, which do win such endings.
+/// ahead with two pieces or fewer against a king, which cannot win but by a shot the search sees
+/// (divided by 64, to almost nothing: the evaluation must not rate such an ending above one with a
+/// piece more), three pieces against a king (by 8), or kings level and men within one against a
+/// king (by 2). 1 otherwise, and always with short kings, which do win such endings.
 #[must_use]
 pub fn drawish_divisor(pos: &Position, white: i32) -> i32 {
     if white == 0 || !pos.variant().kings_fly() {
@@ -492,7 +494,9 @@ pub fn drawish_divisor(pos: &Position, white: i32) -> i32 {
     }
     let ahead_kings = (ahead & kings).count();
     let (ahead_men, behind_men) = ((ahead & !kings).count(), (behind & !kings).count());
-    if ahead.count() <= 3 {
+    if ahead.count() <= 2 {
+        64
+    } else if ahead.count() <= 3 {
         8
     } else if ahead_kings == behind_kings && ahead_men.abs_diff(behind_men) <= 1 {
         2
@@ -765,8 +769,12 @@ mod tests {
         let pos = |fen| parse_fen(fen, v).unwrap();
         // Three kings against one: hard to win.
         assert_eq!(drawish_divisor(&pos("W:WK1,K2,K3:BK50"), 500), 8);
-        // The lone king's side, if it scores better, is shrunk the same way.
-        assert_eq!(drawish_divisor(&pos("W:WK1,K2,K3:BK50"), -5), 8);
+        // The lone king's side, if it scores better, is shrunk to almost nothing: it cannot win.
+        assert_eq!(drawish_divisor(&pos("W:WK1,K2,K3:BK50"), -5), 64);
+        // Two kings, or a king and a man, against a king: a draw but for a shot.
+        assert_eq!(drawish_divisor(&pos("W:WK1,K2:BK50"), 300), 64);
+        assert_eq!(drawish_divisor(&pos("W:WK1,15:BK50"), 300), 64);
+        assert_eq!(drawish_divisor(&pos("W:WK1,K2:BK50,45"), 300), 64);
         assert_eq!(drawish_divisor(&pos("W:WK1,K2,K3,K4:BK50"), 500), 1);
         // A king and five men against a king and four.
         assert_eq!(drawish_divisor(&pos("W:WK1,31-35:BK50,16-19"), 100), 2);
