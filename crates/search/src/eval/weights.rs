@@ -494,14 +494,11 @@ pub fn drawish_divisor(pos: &Position, white: i32) -> i32 {
     }
     let ahead_kings = (ahead & kings).count();
     let (ahead_men, behind_men) = ((ahead & !kings).count(), (behind & !kings).count());
-    if ahead.count() <= 2 {
-        64
-    } else if ahead.count() <= 3 {
-        8
-    } else if ahead_kings == behind_kings && ahead_men.abs_diff(behind_men) <= 1 {
-        2
-    } else {
-        1
+    match ahead.count() {
+        0..=2 => 64,
+        3 => 8,
+        _ if ahead_kings == behind_kings && ahead_men.abs_diff(behind_men) <= 1 => 2,
+        _ => 1,
     }
 }
 
