@@ -247,7 +247,9 @@ pub fn evaluate(pos: &Position) -> i32 {
     let mut score = side_score(g, &tables[0], &white_side, w, phase)
         - side_score(g, &tables[1], &black_side, w, phase);
     // Flying kings against a lone king, or a king against a few men, rarely win: pull toward a
-    // draw. Short kings (English) do beat a lone one.
+    // draw. Short kings (English) do beat a lone one. Two pieces against a lone king win only by a
+    // shot the search sees, so they are worth almost nothing: less than the three they came from,
+    // or a king given away for a restarted count would look like a gain.
     let (wk, bk) = ((white & kings).count(), (black & kings).count());
     let (fewest, most) = (
         white.count().min(black.count()),
@@ -258,7 +260,7 @@ pub fn evaluate(pos: &Position) -> i32 {
         && bk > 0
         && ((fewest == 1 && most <= 3) || (most - fewest <= 1 && pieces <= 6))
     {
-        score /= 8;
+        score /= if fewest == 1 && most <= 2 { 64 } else { 8 };
     }
     if pos.variant() == Variant::Losing {
         score = -score;
@@ -359,6 +361,16 @@ mod tests {
         // In English draughts they win: the full material edge stays.
         let short = parse_fen("W:WK1,K2:BK32", Variant::English).unwrap();
         assert!(evaluate(&short) > 120, "{}", evaluate(&short));
+    }
+
+    #[test]
+    fn two_pieces_against_a_lone_king_are_worth_less_than_the_three_they_came_from() {
+        // Giving a king away to restart the king-move count must never look like a gain.
+        let two = parse_fen("W:WK1,K2:BK50", Variant::International).unwrap();
+        let three = parse_fen("W:WK1,K2,K3:BK50", Variant::International).unwrap();
+        let (e2, e3) = (evaluate(&two), evaluate(&three));
+        assert!((0..=10).contains(&e2), "{e2}");
+        assert!(e3 > e2, "{e3} {e2}");
     }
 
     #[test]
