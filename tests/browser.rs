@@ -64,6 +64,34 @@ impl Drop for Driver {
     }
 }
 
+/// A headless chromium session. chromedriver can take a connection on its port before it serves
+/// requests and reset it (seen once in a few dozen runs with two tests starting browsers at once),
+/// so a session request that fails to reach it is tried again for a while.
+async fn session(driver: &Driver) -> Client {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({ "binary": CHROMIUM, "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--disable-dev-shm-usage", "--disable-background-networking",
+                    "--window-size=1280,900"] }),
+        );
+        match ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", driver.1))
+            .await
+        {
+            Ok(c) => return c,
+            Err(fantoccini::error::NewSessionError::FailedC(e)) if Instant::now() < deadline => {
+                eprintln!("WebDriver session not made ({e}); trying again");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => panic!("a WebDriver session: {e:?}"),
+        }
+    }
+}
+
 /// Polls `probe` (a script returning a value) until `ok` holds; panics with the last value.
 async fn until(c: &Client, what: &str, probe: &str, ok: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -136,17 +164,7 @@ fn the_board_plays_analyses_and_loads_in_chromium() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({ "binary": CHROMIUM, "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                    "--disable-dev-shm-usage", "--window-size=1280,900"] }),
-        );
-        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", driver.1))
-            .await
-            .expect("a WebDriver session");
+        let c = session(&driver).await;
         c.goto(&url).await.unwrap();
         until(&c, "the engine socket", "return document.getElementById('connection').textContent", |v| {
             v == "engine: ready"
@@ -310,17 +328,7 @@ fn the_chinese_checkers_page_plays_a_hop_chain_and_the_engine_answers() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({ "binary": CHROMIUM, "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                    "--disable-dev-shm-usage", "--window-size=1280,900"] }),
-        );
-        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", driver.1))
-            .await
-            .expect("a WebDriver session");
+        let c = session(&driver).await;
         c.goto(&url).await.unwrap();
         until(&c, "the star", CHINESE, |s| s["toMove"] == "A").await;
         assert_eq!(names(&c, "#star circle.hole").await.len(), 121);
