@@ -64,21 +64,21 @@ impl Drop for Driver {
     }
 }
 
-/// A headless chromium session. chromedriver can take a connection on its port before it serves
-/// requests and reset it (seen once in a few dozen runs with two tests starting browsers at once),
-/// so a session request that fails to reach it is tried again for a while.
+/// A headless chromium session. chromedriver once reset the connection of a session request (in
+/// a CI run, with the two browser tests starting at once), so a request that fails to reach it is
+/// tried again for a while; any other failure ends the test.
 async fn session(driver: &Driver) -> Client {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({ "binary": CHROMIUM, "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                "--disable-dev-shm-usage", "--disable-background-networking",
+                "--window-size=1280,900"] }),
+    );
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({ "binary": CHROMIUM, "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                    "--disable-dev-shm-usage", "--disable-background-networking",
-                    "--window-size=1280,900"] }),
-        );
         match ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
+            .capabilities(caps.clone())
             .connect(&format!("http://127.0.0.1:{}", driver.1))
             .await
         {
