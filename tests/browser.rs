@@ -48,12 +48,46 @@ impl Driver {
             .stderr(Stdio::null())
             .spawn()
             .expect("start chromedriver");
+        // Listening is not yet serving: wait until its status says it takes new sessions.
         let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen");
+        while !Driver::ready(port) {
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not become ready"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         Driver(child, port)
+    }
+
+    /// Whether chromedriver on `port` answers `GET /status` with `"ready": true`. It takes only
+    /// HTTP/1.1 and keeps the connection open after answering, so the answer is read until its
+    /// body is whole JSON.
+    fn ready(port: u16) -> bool {
+        use std::io::{Read, Write};
+        let Ok(mut conn) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+            return false;
+        };
+        let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+        let request =
+            format!("GET /status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+        if conn.write_all(request.as_bytes()).is_err() {
+            return false;
+        }
+        let mut answer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            match conn.read(&mut chunk) {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => answer.extend_from_slice(&chunk[..n]),
+            }
+            let text = String::from_utf8_lossy(&answer);
+            if let Some((_, body)) = text.split_once("\r\n\r\n") {
+                if let Ok(v) = serde_json::from_str::<Value>(body) {
+                    return v["value"]["ready"] == Value::Bool(true);
+                }
+            }
+        }
     }
 }
 
