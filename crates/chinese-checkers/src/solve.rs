@@ -181,10 +181,28 @@ pub fn replay(puzzle: &Puzzle, moves: &[Move]) -> Result<Holes, usize> {
 /// stones to hop over. A beam search of width `width` over the pairs of piece sets, at most
 /// `max_plies` moves deep, ranked by twice the target's total distance to go, plus the other
 /// side's (its pieces coming forward clear the goal and stand in the target's path to be hopped
-/// over), plus four rows for each of its pieces still in the target's goal; ties by the bits.
+/// over), plus four rows for each of its pieces still in the target's goal, plus sixteen rows
+/// for each of the target's pieces not yet in its goal; ties by the bits. The last term is what
+/// a short game needs: with about fifteen moves for ten pieces, most pieces must cross in one
+/// long chain, so a position with a piece home counts for more than rows gained by several.
 /// Lines in which the other side fills its own goal first are dropped. An upper bound, like
 /// [`beam`]. Returns the moves of both sides in order.
+///
+/// The last term makes the beam greedy, and at some widths it runs into a dead end (the last
+/// pieces cannot get home in time) that the ranking without it avoids; so both rankings are
+/// searched and the shorter line is kept.
 pub fn beam_two(target: Camp, width: usize, max_plies: usize) -> Option<Vec<Move>> {
+    [HOME_WEIGHT, 0]
+        .into_iter()
+        .filter_map(|home| beam_two_ranked(target, width, max_plies, home))
+        .min_by_key(Vec::len)
+}
+
+/// Rows a target's piece outside its goal counts for in [`beam_two`]'s ranking.
+const HOME_WEIGHT: i32 = 16;
+
+/// [`beam_two`] with the ranking's weight of a piece not yet home (`home`).
+fn beam_two_ranked(target: Camp, width: usize, max_plies: usize, home: i32) -> Option<Vec<Move>> {
     let (a, d) = (Camp::ALL[0], Camp::ALL[3]);
     if target != a && target != d {
         return None;
@@ -200,7 +218,10 @@ pub fn beam_two(target: Camp, width: usize, max_plies: usize) -> Option<Vec<Move
             .iter()
             .map(|h| 8 + i32::from(target.forward(h)))
             .sum();
-        2 * dist + other_dist + 4 * (other & goal).count_ones() as i32
+        2 * dist
+            + other_dist
+            + 4 * (other & goal).count_ones() as i32
+            + home * (mine & !goal).count_ones() as i32
     };
     let other_goal = if target == a { d } else { a }.opposite().holes().0;
     let other_done = |(pa, pd): (u128, u128)| (if target == a { pd } else { pa }) == other_goal;
