@@ -49,6 +49,10 @@ pub struct Tuning {
     pub singular_min_depth: i32,
     /// See `singular_min_depth`, in centi-men per ply.
     pub singular_margin: i32,
+    /// Whether the table's move is searched before the other moves are scored (not 0), so that a
+    /// cut-off by it spares their ordering; they are then ordered by the history as its search
+    /// left it, which changes the tree.
+    pub tt_move_first: i32,
 }
 
 impl Default for Tuning {
@@ -70,6 +74,7 @@ impl Default for Tuning {
             smp_supersede: 1,
             singular_min_depth: 0,
             singular_margin: 4,
+            tt_move_first: 0,
         }
     }
 }
@@ -97,7 +102,7 @@ macro_rules! field {
 }
 
 /// Every field of [`Tuning`], in the order of its declaration.
-const FIELDS: [Field; 16] = [
+const FIELDS: [Field; 17] = [
     field!(futility_margin, ANY),
     field!(futility_depth, ANY),
     field!(probe_cut_margin, ANY),
@@ -114,6 +119,7 @@ const FIELDS: [Field; 16] = [
     field!(smp_supersede, PLACE),
     field!(singular_min_depth, PLACE),
     field!(singular_margin, ANY),
+    field!(tt_move_first, PLACE),
 ];
 
 /// A tuning text that does not parse.
@@ -241,6 +247,7 @@ mod tests {
             smp_supersede: 20,
             singular_min_depth: 21,
             singular_margin: 22,
+            tt_move_first: 23,
         };
         assert_eq!(t, expected);
         let text = t.to_string();

@@ -766,7 +766,19 @@ impl<'a> Worker<'a> {
         if !forced {
             movegen::generate_quiets(pos, &mut list);
         }
-        self.order(pos, &mut list, tt_move, ply);
+        // The table's move goes first; the others are scored now, or (`tt_move_first`) only once
+        // it has failed to cut.
+        let mut scored = true;
+        let tt_at = (t.tt_move_first != 0 && tt_move != 0 && list.len() > 1)
+            .then(|| list.iter().position(|m| m.key() == tt_move))
+            .flatten();
+        match tt_at {
+            Some(at) => {
+                list.as_mut_slice().swap(0, at);
+                scored = false;
+            }
+            None => self.order(pos, &mut list, tt_move, ply),
+        }
         // A single legal move costs nothing to look at more deeply.
         let ext = i32::from(list.len() == 1 && ply < 2 * depth as usize + 8);
         // Singular extension: the table's move, when no other comes near its score.
@@ -813,6 +825,10 @@ impl<'a> Worker<'a> {
         while step < len + put_off {
             let i = if step < len {
                 if step >= picked {
+                    if !scored {
+                        self.order(pos, &mut list, tt_move, ply);
+                        scored = true;
+                    }
                     self.pick(ply, &mut list, step);
                     picked = step + 1;
                 }
@@ -857,7 +873,7 @@ impl<'a> Worker<'a> {
                 self.shared.tt.prefetch(key);
             }
             // The next move's bucket too: it then has this child's whole search to arrive.
-            if step < len && depth > 1 {
+            if step < len && depth > 1 && scored {
                 self.pick(ply, &mut list, step);
                 picked = step + 1;
                 self.shared.tt.prefetch(pos.key_after(&list[step]));
