@@ -588,6 +588,29 @@ fn visit(addr: SocketAddr, kind: Visit, rng: &mut Rng) -> Result<(), String> {
     }
 }
 
+/// Why [`play_game`] could not play its game: the server turned the request down, or anything
+/// else went wrong.
+#[derive(Debug)]
+enum GameError {
+    Refused(AcceptCode),
+    Failed(String),
+}
+
+impl std::fmt::Display for GameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GameError::Refused(code) => write!(f, "game refused: {code:?}"),
+            GameError::Failed(e) => f.write_str(e),
+        }
+    }
+}
+
+impl From<String> for GameError {
+    fn from(e: String) -> GameError {
+        GameError::Failed(e)
+    }
+}
+
 /// A game played to `moves` moves of Kroon's (or to its end by the rules) with the server as
 /// follower; `during` is called after each of Kroon's moves and says whether to go on. Returns
 /// the moves Kroon played and its slowest answer.
@@ -595,11 +618,23 @@ fn play_game(
     addr: SocketAddr,
     kroon: DxpColour,
     pace: Duration,
+    go_on: impl FnMut(usize) -> bool,
+) -> Result<(usize, Duration), GameError> {
+    let mut conn = Conn::open(addr)?;
+    match request(&mut conn, kroon)? {
+        AcceptCode::Accepted => Ok(play_accepted(conn, kroon, pace, go_on)?),
+        code => Err(GameError::Refused(code)),
+    }
+}
+
+/// The game of [`play_game`] once the server has accepted it on `conn`.
+fn play_accepted(
+    mut conn: Conn,
+    kroon: DxpColour,
+    pace: Duration,
     mut go_on: impl FnMut(usize) -> bool,
 ) -> Result<(usize, Duration), String> {
-    let mut conn = Conn::open(addr)?;
     let mut game = Game::new(Position::initial(Variant::International));
-    accepted(request(&mut conn, kroon)?)?;
     let mut asked = Instant::now();
     if kroon == DxpColour::Black {
         conn.send(&our_move(&mut game).expect("a move"))?;
@@ -1078,7 +1113,7 @@ fn out_of_files(server: &Server) {
     let drained = Instant::now() + Duration::from_secs(10);
     loop {
         match play_game(addr, DxpColour::White, Duration::ZERO, |n| n < 3) {
-            Err(e) if e.contains("NoMoreGames") && Instant::now() < drained => {
+            Err(GameError::Refused(AcceptCode::NoMoreGames)) if Instant::now() < drained => {
                 std::thread::sleep(Duration::from_millis(100));
             }
             Err(e) => fail_soak(server, None, &format!("the game after: {e}")),
