@@ -370,10 +370,39 @@ fn accept_code(text: &str) -> Result<AcceptCode, String> {
     }
 }
 
-fn accepted(code: AcceptCode) -> Result<(), String> {
+/// Why a game could not be played: the server turned the request down, or anything
+/// else went wrong.
+#[derive(Debug)]
+enum GameError {
+    Refused(AcceptCode),
+    Failed(String),
+}
+
+impl std::fmt::Display for GameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GameError::Refused(code) => write!(f, "game refused: {code:?}"),
+            GameError::Failed(e) => f.write_str(e),
+        }
+    }
+}
+
+impl From<String> for GameError {
+    fn from(e: String) -> GameError {
+        GameError::Failed(e)
+    }
+}
+
+impl From<GameError> for String {
+    fn from(e: GameError) -> String {
+        e.to_string()
+    }
+}
+
+fn accepted(code: AcceptCode) -> Result<(), GameError> {
     match code {
         AcceptCode::Accepted => Ok(()),
-        other => Err(format!("game refused: {other:?}")),
+        other => Err(GameError::Refused(other)),
     }
 }
 
@@ -588,29 +617,6 @@ fn visit(addr: SocketAddr, kind: Visit, rng: &mut Rng) -> Result<(), String> {
     }
 }
 
-/// Why [`play_game`] could not play its game: the server turned the request down, or anything
-/// else went wrong.
-#[derive(Debug)]
-enum GameError {
-    Refused(AcceptCode),
-    Failed(String),
-}
-
-impl std::fmt::Display for GameError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            GameError::Refused(code) => write!(f, "game refused: {code:?}"),
-            GameError::Failed(e) => f.write_str(e),
-        }
-    }
-}
-
-impl From<String> for GameError {
-    fn from(e: String) -> GameError {
-        GameError::Failed(e)
-    }
-}
-
 /// A game played to `moves` moves of Kroon's (or to its end by the rules) with the server as
 /// follower; `during` is called after each of Kroon's moves and says whether to go on. Returns
 /// the moves Kroon played and its slowest answer.
@@ -621,10 +627,8 @@ fn play_game(
     go_on: impl FnMut(usize) -> bool,
 ) -> Result<(usize, Duration), GameError> {
     let mut conn = Conn::open(addr)?;
-    match request(&mut conn, kroon)? {
-        AcceptCode::Accepted => Ok(play_accepted(conn, kroon, pace, go_on)?),
-        code => Err(GameError::Refused(code)),
-    }
+    accepted(request(&mut conn, kroon)?)?;
+    Ok(play_accepted(conn, kroon, pace, go_on)?)
 }
 
 /// The game of [`play_game`] once the server has accepted it on `conn`.
@@ -1034,7 +1038,7 @@ fn out_of_files(server: &Server) {
     let mut conn = Conn::open(addr).unwrap_or_else(|e| fail_soak(server, None, &e));
     let mut game = Game::new(Position::initial(Variant::International));
     accepted(request(&mut conn, DxpColour::Black).unwrap_or_else(|e| fail_soak(server, None, &e)))
-        .unwrap_or_else(|e| fail_soak(server, None, &e));
+        .unwrap_or_else(|e| fail_soak(server, None, &e.to_string()));
     let exchange = |conn: &mut Conn, game: &mut Game| -> Duration {
         let asked = Instant::now();
         conn.send(&our_move(game).expect("a move"))
