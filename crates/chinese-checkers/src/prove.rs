@@ -27,6 +27,7 @@
 
 mod layers;
 
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::board::{Hole, Holes, HOLES};
@@ -39,15 +40,16 @@ const ROWS: usize = 17;
 
 /// Tables the bound reads, for one puzzle.
 struct Bounds {
-    row: [i8; HOLES],
-    class: [u8; HOLES],
+    /// A piece on each hole in the bound's packed counts: its row's nibble, the same only on
+    /// the goal's holes, its hop class's byte.
+    row_unit: [u128; HOLES],
+    goal_unit: [u128; HOLES],
+    class_unit: [u32; HOLES],
     /// The mirror that keeps the axis, hole by hole; `None` when the puzzle is not symmetric.
     mirror: Option<[u8; HOLES]>,
     goal: u128,
     /// Goal pieces at each row and beyond (`at_or_above[i]` for row `i - 8`).
     goal_at_or_above: [i32; ROWS + 1],
-    /// Goal pieces at each row and below.
-    goal_at_or_below: [i32; ROWS],
     goal_class: [i32; 4],
     goal_rear: i32,
     obstacle_front: i32,
@@ -95,24 +97,27 @@ impl Bounds {
         for i in (0..ROWS).rev() {
             goal_at_or_above[i] = goal_at_or_above[i + 1] + goal_rows[i];
         }
-        let mut goal_at_or_below = [0i32; ROWS];
-        let mut acc = 0;
-        for i in 0..ROWS {
-            acc += goal_rows[i];
-            goal_at_or_below[i] = acc;
-        }
+        let row_unit: [u128; HOLES] = std::array::from_fn(|i| 1u128 << (4 * (row[i] + 8)));
+        let goal_unit: [u128; HOLES] = std::array::from_fn(|i| {
+            if puzzle.goal.0 >> i & 1 == 1 {
+                row_unit[i]
+            } else {
+                0
+            }
+        });
+        let class_unit: [u32; HOLES] = std::array::from_fn(|i| 1u32 << (8 * class[i]));
         let rows_of = |set: Holes| set.iter().map(|h| i32::from(row[h.index()]));
         Bounds {
             goal_rear: rows_of(puzzle.goal).min().unwrap_or(8),
             obstacle_front: rows_of(puzzle.obstacles).max().unwrap_or(-9),
             obstacle_rear: rows_of(puzzle.obstacles).min().unwrap_or(9),
-            row,
-            class,
             mirror,
             goal: puzzle.goal.0,
             goal_at_or_above,
-            goal_at_or_below,
             goal_class,
+            row_unit,
+            goal_unit,
+            class_unit,
             long_hop: puzzle.long_hop,
         }
     }
@@ -127,58 +132,125 @@ impl Bounds {
 
     /// A lower bound on the moves from `pieces` to the goal (see the module text).
     fn lower_bound(&self, pieces: u128) -> i32 {
-        let mut rows = [0i32; ROWS];
-        let mut off_goal_rows = [0i32; ROWS];
-        let mut empty_goal_rows = [0i32; ROWS];
-        let mut class = [0i32; 4];
-        let mut front = self.obstacle_front;
-        for h in Holes(pieces).iter() {
-            let i = h.index();
-            let r = i32::from(self.row[i]);
-            rows[(r + 8) as usize] += 1;
-            class[self.class[i] as usize] += 1;
-            front = front.max(r);
+        // One pass over the pieces, in registers: how many stand on each row and how many of
+        // those on the goal (a nibble a row), and in each hop class (a byte a class).
+        let (mut rows, mut on_goal_rows, mut classes_packed) = (0u128, 0u128, 0u32);
+        for (k, half) in [pieces as u64, (pieces >> 64) as u64]
+            .into_iter()
+            .enumerate()
+        {
+            let mut bits = half;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize + 64 * k;
+                bits &= bits - 1;
+                rows += self.row_unit[i];
+                on_goal_rows += self.goal_unit[i];
+                classes_packed += self.class_unit[i];
+            }
         }
-        for h in Holes(pieces & !self.goal).iter() {
-            off_goal_rows[(i32::from(self.row[h.index()]) + 8) as usize] += 1;
-        }
-        for h in Holes(self.goal & !pieces).iter() {
-            empty_goal_rows[(i32::from(self.row[h.index()]) + 8) as usize] += 1;
-        }
+        let row = |packed: u128, i: usize| ((packed >> (4 * i)) & 0xf) as i32;
+        let class = |c: usize| ((classes_packed >> (8 * c)) & 0xff) as i32;
+        let top = (127 - (rows | 1).leading_zeros() as usize) / 4;
+        let front = self.obstacle_front.max(top as i32 - 8);
         let off_goal = (pieces & !self.goal).count_ones() as i32;
         let mut best = off_goal;
-        let classes: i32 = (0..4).map(|c| (class[c] - self.goal_class[c]).max(0)).sum();
+        let classes: i32 = (0..4).map(|c| (class(c) - self.goal_class[c]).max(0)).sum();
         best = best.max(classes);
         if self.long_hop {
             // A long hop lands any distance beyond the piece it passes: no front or rear count.
             return best;
         }
         // Front: pieces at row t or beyond. Besides the pieces missing there, each piece there
-        // off the goal needs a move that does not bring a new piece to row t.
+        // off the goal needs a move that does not bring a new piece to row t. Below the goal's
+        // rearmost row every goal hole is at t or beyond, so the pieces missing plus those off
+        // the goal there are the pieces off the goal, whatever t: the goal's rearmost row
+        // counts the most of those rows, and the rows below it are left out.
+        let goal_rear = (self.goal_rear + 8) as usize;
         let (mut at_or_above, mut off_above) = (0, 0);
-        for i in (0..ROWS).rev() {
-            at_or_above += rows[i];
-            off_above += off_goal_rows[i];
+        for i in (goal_rear..ROWS).rev() {
+            at_or_above += row(rows, i);
+            off_above += row(rows, i) - row(on_goal_rows, i);
             let t = i as i32 - 8;
             let missing = (self.goal_at_or_above[i] - at_or_above).max(0);
             if missing > 0 {
                 best = best.max((t - 1 - front).max(0) + missing + off_above);
             }
         }
-        // Rear, the same count backwards from the goal: pieces at row u or below.
-        let goal_rear = self.goal_rear.min(self.obstacle_rear);
-        let (mut at_or_below, mut empty_below) = (0, 0);
-        for i in 0..ROWS {
-            at_or_below += rows[i];
-            empty_below += empty_goal_rows[i];
-            let u = i as i32 - 8;
-            let extra = (at_or_below - self.goal_at_or_below[i]).max(0);
-            if extra > 0 {
-                best = best.max((goal_rear - 1 - u).max(0) + extra + empty_below);
+        // Rear, the same count backwards from the goal: pieces at row u or below. From the
+        // goal's (or the obstacles') rearmost row on, the pieces beyond the goal's there plus
+        // the empty goal holes are pieces off the goal, counted above: those rows are left out.
+        let rear = self.goal_rear.min(self.obstacle_rear);
+        let mut at_or_below = 0;
+        for i in 0..(rear + 8).max(0) as usize {
+            at_or_below += row(rows, i);
+            if at_or_below > 0 {
+                best = best.max(rear - 1 - (i as i32 - 8) + at_or_below);
             }
         }
         best
     }
+
+    /// The compact key of a position: the colex rank of [`Self::key`]'s holes.
+    fn compact(&self, pieces: u128) -> u64 {
+        rank(self.key(pieces))
+    }
+}
+
+/// Binomial coefficients C(n, k) for the holes (n up to 127) and up to ten pieces.
+static BINOMIAL: [[u64; 11]; 128] = binomials();
+
+const fn binomials() -> [[u64; 11]; 128] {
+    let mut t = [[0u64; 11]; 128];
+    let mut n = 0;
+    while n < 128 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= 10 && k <= n {
+            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+}
+
+/// Most pieces a compact key holds: C(121, 10) < 2^47.
+pub const MAX_PIECES: u32 = 10;
+
+/// The colex rank of a set of at most [`MAX_PIECES`] holes: a dense number below C(121, k).
+fn rank(set: u128) -> u64 {
+    debug_assert!(set.count_ones() <= MAX_PIECES);
+    let mut r = 0;
+    let mut k = 1;
+    let mut bits = set;
+    while bits != 0 {
+        r += BINOMIAL[bits.trailing_zeros() as usize][k];
+        bits &= bits - 1;
+        k += 1;
+    }
+    r
+}
+
+/// The set of `k` holes of colex rank `r`.
+fn unrank(mut r: u64, k: u32) -> u128 {
+    let mut set = 0u128;
+    let mut top = HOLES;
+    for i in (1..=k as usize).rev() {
+        // The largest n below `top` with C(n, i) <= r.
+        let (mut lo, mut hi) = (i - 1, top);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if BINOMIAL[mid][i] <= r {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        set |= 1u128 << lo;
+        r -= BINOMIAL[lo][i];
+        top = lo;
+    }
+    set
 }
 
 fn apply(map: &[u8; HOLES], set: u128) -> u128 {
@@ -257,86 +329,154 @@ impl Table {
 /// found by a breadth-first search back from the goal (moves are reversible, so the positions
 /// one move from the goal are the goal's children). A position met in the forward search is
 /// either in it, and then its distance is known exactly, or at least `depth + 1` moves from the
-/// goal. Keys are mirror-folded like the table's; the distance rides in the key's top bits
-/// (a position uses 121 of the 128), so an entry is 16 bytes in an open-addressed table.
+/// goal. The layered search keeps its layers in the same set.
+///
+/// Keys are compact (the colex rank of the mirror-folded holes, under 2^47) and the distance
+/// plus one rides in an entry's top 16 bits, so an entry is 8 bytes, never 0, in an
+/// open-addressed table. Threads add entries at once (a compare-and-swap claims an empty
+/// slot); only growing the table needs it alone ([`Perimeter::reserve`]).
 struct Perimeter {
-    slots: Vec<u128>,
-    len: usize,
+    slots: Vec<AtomicU64>,
+    len: AtomicUsize,
     /// Every position within this many moves is in the set.
     depth: u32,
     /// Positions in each layer, from the goal's (0) on.
     layers: Vec<u64>,
 }
 
-const POSITION_BITS: u128 = (1u128 << HOLES) - 1;
+/// The key's bits in an entry; the distance plus one is above them.
+const KEY_BITS: u64 = (1 << 48) - 1;
+
+/// What [`Perimeter::insert`] did.
+#[derive(PartialEq, Eq)]
+enum Insert {
+    Added,
+    Present,
+    /// The table is too full to take it: grow it and try again.
+    Full,
+}
 
 impl Perimeter {
     fn empty() -> Perimeter {
         Perimeter {
             slots: Vec::new(),
-            len: 0,
+            len: AtomicUsize::new(0),
             depth: 0,
             layers: Vec::new(),
         }
     }
+    fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
     /// Whether one more position would double the table past `budget` bytes.
     fn would_outgrow(&self, budget: usize) -> bool {
-        (self.len + 1) * 3 > self.slots.len() * 2 && self.slots.len() * 32 > budget
+        !self.fits(1) && self.slots.len().max(512) * 24 > budget
     }
-    fn slot_of(&self, key: u128) -> usize {
+    /// Whether `extra` more positions keep the load within seven eighths.
+    fn fits(&self, extra: usize) -> bool {
+        (self.len() + extra) * 8 <= self.slots.len() * 7
+    }
+    /// Grows the table (doubling) until `extra` more positions fit; `false`, leaving it as it
+    /// is, if the old and the new table together would take more than `budget` bytes.
+    fn reserve(&mut self, extra: usize, budget: usize) -> bool {
+        if self.fits(extra) {
+            return true;
+        }
+        let mut size = self.slots.len().max(1024);
+        while (self.len() + extra) * 8 > size * 7 {
+            size *= 2;
+        }
+        if (size + self.slots.len()) * 8 > budget && !self.slots.is_empty() {
+            return false;
+        }
+        let old = std::mem::replace(
+            &mut self.slots,
+            (0..size).map(|_| AtomicU64::new(0)).collect(),
+        );
+        for e in old
+            .into_iter()
+            .map(AtomicU64::into_inner)
+            .filter(|&e| e != 0)
+        {
+            let mask = size - 1;
+            let mut i = self.slot_of(e & KEY_BITS);
+            while *self.slots[i].get_mut() != 0 {
+                i = (i + 1) & mask;
+            }
+            *self.slots[i].get_mut() = e;
+        }
+        true
+    }
+    fn slot_of(&self, key: u64) -> usize {
         let mask = self.slots.len() - 1;
-        let h =
-            (key as u64 ^ ((key >> 64) as u64).rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        (h >> 20) as usize & mask
+        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 20) as usize & mask
     }
-    /// The exact distance of a folded key, if it is in the set.
-    fn get(&self, key: u128) -> Option<u32> {
+    /// Reads the slots of `keys` in one go, so that the reads (nearly all outside the caches)
+    /// overlap and the inserts that follow find them in the cache.
+    fn touch(&self, keys: &[u64]) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let any = keys.iter().fold(0, |acc, &key| {
+            acc ^ self.slots[self.slot_of(key)].load(Ordering::Relaxed)
+        });
+        std::hint::black_box(any);
+    }
+    /// The exact distance of a compact key, if it is in the set.
+    fn get(&self, key: u64) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }
         let mask = self.slots.len() - 1;
         let mut i = self.slot_of(key);
         loop {
-            let e = self.slots[i];
+            let e = self.slots[i].load(Ordering::Relaxed);
             if e == 0 {
                 return None;
             }
-            if e & POSITION_BITS == key {
-                return Some((e >> HOLES) as u32);
+            if e & KEY_BITS == key {
+                return Some((e >> 48) as u32 - 1);
             }
             i = (i + 1) & mask;
         }
     }
-    /// Adds a key at distance `d` unless it is there; whether it was added.
-    fn insert(&mut self, key: u128, d: u32) -> bool {
-        if (self.len + 1) * 3 > self.slots.len() * 2 {
-            let size = (self.slots.len() * 2).max(1024);
-            let old = std::mem::replace(&mut self.slots, vec![0; size]);
-            for e in old.into_iter().filter(|&e| e != 0) {
-                let mut i = self.slot_of(e & POSITION_BITS);
-                while self.slots[i] != 0 {
-                    i = (i + 1) & (self.slots.len() - 1);
-                }
-                self.slots[i] = e;
-            }
+    /// Adds a compact key at distance `d` unless it is there. Refuses past fifteen sixteenths of
+    /// the slots, where probing would grow long (and the last empty slot must stay empty).
+    fn insert(&self, key: u64, d: u32) -> Insert {
+        debug_assert!(key <= KEY_BITS && d < 0xffff);
+        if self.slots.is_empty() || self.len() * 16 >= self.slots.len() * 15 {
+            return Insert::Full;
         }
+        let entry = key | u64::from(d + 1) << 48;
         let mask = self.slots.len() - 1;
         let mut i = self.slot_of(key);
         loop {
-            let e = self.slots[i];
+            let slot = &self.slots[i];
+            let mut e = slot.load(Ordering::Relaxed);
             if e == 0 {
-                self.slots[i] = key | u128::from(d) << HOLES;
-                self.len += 1;
-                return true;
+                match slot.compare_exchange(0, entry, Ordering::Relaxed, Ordering::Relaxed) {
+                    Ok(_) => {
+                        self.len.fetch_add(1, Ordering::Relaxed);
+                        return Insert::Added;
+                    }
+                    // Another thread took the slot first: look at what it wrote.
+                    Err(now) => e = now,
+                }
             }
-            if e & POSITION_BITS == key {
-                return false;
+            if e & KEY_BITS == key {
+                return Insert::Present;
             }
             i = (i + 1) & mask;
         }
     }
+    /// Adds a key at distance `d` unless it is there, growing the table as needed; whether it
+    /// was added.
+    fn add(&mut self, key: u64, d: u32) -> bool {
+        self.reserve(1, usize::MAX);
+        self.insert(key, d) == Insert::Added
+    }
     fn bytes(&self) -> usize {
-        self.slots.len() * 16
+        self.slots.len() * 8
     }
 
     /// Breadth-first search back from the goal, a layer at a time, up to `max_depth` layers and
@@ -349,7 +489,7 @@ impl Perimeter {
         }
         let budget = megabytes << 20;
         let goal = bounds.key(puzzle.goal.0);
-        p.insert(goal, 0);
+        p.add(rank(goal), 0);
         p.layers.push(1);
         let mut layer = vec![goal];
         for d in 1..=max_depth {
@@ -363,7 +503,7 @@ impl Perimeter {
                         break 'layer;
                     }
                     let key = bounds.key(child);
-                    if p.insert(key, d) {
+                    if p.add(rank(key), d) {
                         next.push(key);
                     }
                 }
@@ -390,7 +530,7 @@ impl Perimeter {
         let mut line = Vec::with_capacity(d as usize);
         while d > 0 {
             let next = children(puzzle, pieces)
-                .find(|&c| self.get(bounds.key(c)) == Some(d - 1))
+                .find(|&c| self.get(bounds.compact(c)) == Some(d - 1))
                 .expect("a position at distance d has a child at distance d - 1");
             line.push(next);
             pieces = next;
@@ -481,6 +621,12 @@ pub struct ProofLimits {
     /// The search; with [`Method::Layers`], `table_mb` is the memory for its layers and the
     /// perimeter is not used.
     pub method: Method,
+    /// Layers only: the first threshold searched, if above the start's bound. A layered search
+    /// with threshold `T` finds a line of `T` moves or fewer if there is one, so one search at
+    /// `T` proves alone that none exists; the ones below only find the shortest line sooner.
+    pub min_moves: u32,
+    /// Layers only: threads that expand each layer.
+    pub threads: usize,
 }
 
 enum Outcome {
@@ -518,7 +664,7 @@ impl Ida<'_> {
             return Outcome::Bound(h);
         }
         if self.perimeter.depth > 0 {
-            match self.perimeter.get(key) {
+            match self.perimeter.get(rank(key)) {
                 Some(d) if g + d as i32 <= threshold => {
                     let rest = self
                         .perimeter
@@ -683,11 +829,11 @@ fn prove_by_layers(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
         perimeter_time: Duration::ZERO,
         stopped_by: None,
     };
-    let mut threshold = start_bound;
+    let mut threshold = start_bound.max(limits.min_moves);
     while threshold <= limits.max_moves {
         let began_iteration = Instant::now();
         let left = limits.max_nodes.saturating_sub(proof.nodes);
-        let found = match layers::search(puzzle, threshold, limits.table_mb, left) {
+        let found = match layers::search(puzzle, threshold, limits.table_mb, left, limits.threads) {
             Ok(found) => found,
             Err(stop) => {
                 proof.stopped_by = Some(stop);
@@ -714,4 +860,56 @@ fn prove_by_layers(puzzle: &Puzzle, limits: ProofLimits) -> Proof {
     }
     proof.elapsed = began.elapsed();
     proof
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_keys_are_dense_and_decode_back() {
+        // The ten holes at the end of the reading order have the largest rank of all.
+        let last: u128 = ((1u128 << 10) - 1) << (HOLES - 10);
+        assert_eq!(rank(last), BINOMIAL[HOLES][10] - 1);
+        assert!(rank(last) <= KEY_BITS);
+        assert_eq!(rank((1 << 10) - 1), 0);
+        // A spread of sets of every size round-trips.
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        for k in 0..=MAX_PIECES {
+            for _ in 0..200 {
+                let mut set = 0u128;
+                while set.count_ones() < k {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    set |= 1u128 << (x % HOLES as u64);
+                }
+                let r = rank(set);
+                assert!(r < BINOMIAL[HOLES][k as usize].max(1));
+                assert_eq!(unrank(r, k), set);
+            }
+        }
+    }
+
+    #[test]
+    fn threads_add_each_key_once() {
+        let mut seen = Perimeter::empty();
+        assert!(seen.reserve(40_000, usize::MAX));
+        let added = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    for key in 0..30_000u64 {
+                        if seen.insert(key * 7919, 3) == Insert::Added {
+                            added.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(added.into_inner(), 30_000);
+        assert_eq!(seen.len(), 30_000);
+        assert_eq!(seen.get(7919 * 29_999), Some(3));
+        assert_eq!(seen.get(1), None);
+    }
 }

@@ -46,12 +46,15 @@ const LIMITS: ProofLimits = ProofLimits {
     perimeter: 0,
     perimeter_mb: 0,
     method: Method::Ida,
+    min_moves: 0,
+    threads: 1,
 };
 
 /// The layered search, with room for every position of the reduced puzzles.
 const LAYERS: ProofLimits = ProofLimits {
     table_mb: 256,
     method: Method::Layers,
+    threads: 2,
     ..LIMITS
 };
 

@@ -152,6 +152,14 @@ pub enum ChineseCommand {
         /// the last layer that fits.
         #[arg(long, default_value_t = 256)]
         perimeter_memory: usize,
+        /// With --prove --method layers: search first with this many moves (a search with T
+        /// moves rules out every line of T or fewer on its own; the ones below it only find a
+        /// shorter line sooner).
+        #[arg(long, default_value_t = 0)]
+        from_moves: u32,
+        /// With --prove --method layers: threads that expand each layer (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Engine against engine: places and points over a number of games.
     Match {
@@ -257,6 +265,8 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
             memory,
             perimeter,
             perimeter_memory,
+            from_moves,
+            threads,
         } => {
             if position.position.is_none() && position.players.is_some() {
                 return solve_two(position.players, width);
@@ -278,6 +288,10 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
                 perimeter,
                 perimeter_mb: perimeter_memory,
                 method,
+                min_moves: from_moves,
+                threads: threads.unwrap_or_else(|| {
+                    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+                }),
             });
             solve(&pos, width, proof)?;
         }

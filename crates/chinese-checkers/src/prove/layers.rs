@@ -10,7 +10,9 @@
 //! is searched. Against depth-first search, each position is expanded once however many move
 //! orders reach it, and the search stops halfway.
 
-use super::{apply, children, Bounds, Perimeter, Stop};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use super::{apply, children, unrank, Bounds, Insert, Perimeter, Stop};
 use crate::board::{rotate_half, HOLES};
 use crate::solve::Puzzle;
 
@@ -36,17 +38,23 @@ struct Side {
     bounds: Bounds,
     /// Every position kept so far, with its distance from this end.
     seen: Perimeter,
-    /// The last layer's keys.
-    layer: Vec<u128>,
+    /// The last layer's compact keys.
+    layer: Vec<u64>,
     sizes: Vec<u64>,
 }
+
+/// Positions of a layer expanded between two checks of the table's room.
+const ROUND: usize = 1 << 18;
+
+/// Positions a thread takes at a time within a round.
+const CHUNK: usize = 1 << 10;
 
 impl Side {
     fn new(puzzle: &Puzzle) -> Side {
         let bounds = Bounds::new(puzzle);
         let mut seen = Perimeter::empty();
-        let start = bounds.key(puzzle.start.0);
-        seen.insert(start, 0);
+        let start = bounds.compact(puzzle.start.0);
+        seen.add(start, 0);
         Side {
             puzzle: *puzzle,
             bounds,
@@ -57,38 +65,97 @@ impl Side {
     }
 
     /// The next layer: every child of the last one not seen before whose distance plus its bound
-    /// fits in `threshold`.
+    /// fits in `threshold`, found by `threads` threads a round of the last layer at a time.
     fn grow(
         &mut self,
         threshold: i32,
         budget: usize,
         nodes: &mut u64,
         max_nodes: u64,
+        threads: usize,
     ) -> Result<(), Stop> {
         let d = self.sizes.len() as u32;
+        let layer = std::mem::take(&mut self.layer);
         let mut next = Vec::new();
-        for &pieces in &self.layer {
-            *nodes += 1;
-            if *nodes > max_nodes {
-                return Err(Stop::Positions);
-            }
-            for child in children(&self.puzzle, pieces) {
-                if d as i32 + self.bounds.lower_bound(child) > threshold {
-                    continue;
+        for whole in layer.chunks(ROUND) {
+            // The limit on positions falls inside this round: expand up to it, then stop.
+            let left = usize::try_from(max_nodes.saturating_sub(*nodes)).unwrap_or(usize::MAX);
+            let round = &whole[..whole.len().min(left)];
+            // Room for a few new positions per position expanded, where the budget allows; a
+            // round that fills the table anyway stops, and is expanded again once it has grown
+            // (what it added is kept, and adding a position twice finds it there).
+            self.seen.reserve(round.len() * 4, budget);
+            loop {
+                let (added, complete) = self.expand(round, d, threshold, threads);
+                next.extend(added);
+                if complete {
+                    break;
                 }
-                // Growing past the budget doubles the table: stop before.
-                if self.seen.would_outgrow(budget) {
+                if !self.seen.reserve(self.seen.slots.len() / 4, budget) {
                     return Err(Stop::Memory);
                 }
-                let key = self.bounds.key(child);
-                if self.seen.insert(key, d) {
-                    next.push(key);
-                }
+            }
+            *nodes += round.len() as u64;
+            if round.len() < whole.len() {
+                return Err(Stop::Positions);
             }
         }
         self.sizes.push(next.len() as u64);
         self.layer = next;
         Ok(())
+    }
+
+    /// Expands `round` on `threads` threads: the keys it added at distance `d`, and whether it
+    /// got through (`false`: the table filled up first).
+    fn expand(&self, round: &[u64], d: u32, threshold: i32, threads: usize) -> (Vec<u64>, bool) {
+        let next_chunk = AtomicUsize::new(0);
+        let full = AtomicBool::new(false);
+        let k = self.puzzle.start.0.count_ones();
+        let work = || {
+            let mut added = Vec::new();
+            let mut keys = Vec::new();
+            'chunks: loop {
+                let at = next_chunk.fetch_add(CHUNK, Ordering::Relaxed);
+                if at >= round.len() || full.load(Ordering::Relaxed) {
+                    break;
+                }
+                for &key in &round[at..(at + CHUNK).min(round.len())] {
+                    // The children's keys first, their slots read at once, then the inserts:
+                    // the table's reads (nearly all outside the caches) overlap.
+                    keys.clear();
+                    for child in children(&self.puzzle, unrank(key, k)) {
+                        if d as i32 + self.bounds.lower_bound(child) <= threshold {
+                            keys.push(self.bounds.compact(child));
+                        }
+                    }
+                    self.seen.touch(&keys);
+                    for &key in &keys {
+                        match self.seen.insert(key, d) {
+                            Insert::Added => added.push(key),
+                            Insert::Present => {}
+                            Insert::Full => {
+                                full.store(true, Ordering::Relaxed);
+                                break 'chunks;
+                            }
+                        }
+                    }
+                }
+            }
+            added
+        };
+        let added = if threads <= 1 || round.len() <= CHUNK {
+            work()
+        } else {
+            std::thread::scope(|scope| {
+                let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+                let mut added = work();
+                for h in helpers {
+                    added.extend(h.join().expect("a layer's thread panicked"));
+                }
+                added
+            })
+        };
+        (added, !full.load(Ordering::Relaxed))
     }
 
     /// A line of `d` moves from this end to `pieces`, which is at distance `d`: this end first.
@@ -128,8 +195,8 @@ impl GoalSide {
     /// The distance from the goal of a position, where the layers so far know it.
     fn distance(&self, forward: &Side, pieces: u128) -> Option<u32> {
         match self {
-            GoalSide::Turned(map) => forward.seen.get(forward.bounds.key(apply(map, pieces))),
-            GoalSide::Searched(b) => b.seen.get(b.bounds.key(pieces)),
+            GoalSide::Turned(map) => forward.seen.get(forward.bounds.compact(apply(map, pieces))),
+            GoalSide::Searched(b) => b.seen.get(b.bounds.compact(pieces)),
         }
     }
 
@@ -156,6 +223,7 @@ pub(super) fn search(
     threshold: u32,
     megabytes: usize,
     max_nodes: u64,
+    threads: usize,
 ) -> Result<Layered, Stop> {
     let threshold = threshold as i32;
     let mut forward = Side::new(puzzle);
@@ -173,6 +241,7 @@ pub(super) fn search(
         GoalSide::Searched(_) => (megabytes << 20) / 2,
     };
     let mut nodes = 0;
+    let pieces = puzzle.start.0.count_ones();
     // The shortest meeting so far: its length, the position, and its distance from the start.
     let mut meet: Option<(u32, u128, u32)> = None;
     let offer = |meet: &mut Option<(u32, u128, u32)>, len: u32, at: u128, from_start: u32| {
@@ -189,10 +258,11 @@ pub(super) fn search(
         if 2 * k - 1 > threshold || forward.layer.is_empty() {
             break;
         }
-        forward.grow(threshold, budget, &mut nodes, max_nodes)?;
+        forward.grow(threshold, budget, &mut nodes, max_nodes, threads)?;
         // Lines of 2k - 1 moves (and 2k, turned round): layer k from the start against what the
         // goal's side holds.
         for &p in &forward.layer {
+            let p = unrank(p, pieces);
             if let Some(j) = goal_side.distance(&forward, p) {
                 offer(&mut meet, k as u32 + j, p, k as u32);
             }
@@ -204,10 +274,11 @@ pub(super) fn search(
             if b.layer.is_empty() {
                 break;
             }
-            b.grow(threshold, budget, &mut nodes, max_nodes)?;
+            b.grow(threshold, budget, &mut nodes, max_nodes, threads)?;
             // Lines of 2k moves: layer k from the goal against the start's side.
             for &q in &b.layer {
-                if let Some(i) = forward.seen.get(forward.bounds.key(q)) {
+                let q = unrank(q, pieces);
+                if let Some(i) = forward.seen.get(forward.bounds.compact(q)) {
                     offer(&mut meet, i + k as u32, q, i);
                 }
             }
@@ -228,7 +299,7 @@ pub(super) fn search(
     Ok(Layered {
         line,
         nodes,
-        stored: (forward.seen.len + searched.map_or(0, |b| b.seen.len)) as u64,
+        stored: (forward.seen.len() + searched.map_or(0, |b| b.seen.len())) as u64,
         bytes: forward.seen.bytes() + searched.map_or(0, |b| b.seen.bytes()),
         layers: forward.sizes,
     })
