@@ -157,6 +157,10 @@ pub enum ChineseCommand {
         /// shorter line sooner).
         #[arg(long, default_value_t = 0)]
         from_moves: u32,
+        /// With --prove: search no further than this many moves (default: one move short of the
+        /// line found).
+        #[arg(long)]
+        to_moves: Option<u32>,
         /// With --prove --method layers: threads that expand each layer (default: every core).
         #[arg(long)]
         threads: Option<usize>,
@@ -266,6 +270,7 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
             perimeter,
             perimeter_memory,
             from_moves,
+            to_moves,
             threads,
         } => {
             if position.position.is_none() && position.players.is_some() {
@@ -284,7 +289,7 @@ pub fn run(cmd: ChineseCommand) -> Result<()> {
             let proof = prove.then_some(ProofLimits {
                 max_nodes,
                 table_mb: memory.unwrap_or(default_mb),
-                max_moves: 0,
+                max_moves: to_moves.unwrap_or(u32::MAX),
                 perimeter,
                 perimeter_mb: perimeter_memory,
                 method,
@@ -485,7 +490,7 @@ fn solve(pos: &Position, width: usize, proof: Option<ProofLimits>) -> Result<()>
     if let Some(limits) = proof {
         // Only the lines shorter than the one in hand need searching.
         let limits = ProofLimits {
-            max_moves: moves.len() as u32 - 1,
+            max_moves: limits.max_moves.min(moves.len() as u32 - 1),
             ..limits
         };
         let p = prove(&puzzle, limits);
