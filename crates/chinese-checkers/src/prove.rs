@@ -891,6 +891,70 @@ mod tests {
         }
     }
 
+    /// The four counts of the module text, every row taken.
+    fn plain_bound(puzzle: &Puzzle, pieces: u128) -> i32 {
+        let row = |i: usize| i32::from(puzzle.camp.forward(Hole::new(i).expect("hole")));
+        let class = |i: usize| {
+            let (q, r, _) = Hole::new(i).expect("hole").cube();
+            (q.rem_euclid(2) * 2 + r.rem_euclid(2)) as usize
+        };
+        let holes = |set: u128| (0..HOLES).filter(move |&i| set >> i & 1 == 1);
+        let count = |set: u128, f: &dyn Fn(i32) -> bool| holes(set).filter(|&i| f(row(i))).count();
+        let (goal, obstacles) = (puzzle.goal.0, puzzle.obstacles.0);
+        let mut best = (pieces & !goal).count_ones() as i32;
+        let (mut have, mut want) = ([0i32; 4], [0i32; 4]);
+        holes(pieces).for_each(|i| have[class(i)] += 1);
+        holes(goal).for_each(|i| want[class(i)] += 1);
+        best = best.max((0..4).map(|c| (have[c] - want[c]).max(0)).sum());
+        let front = holes(pieces | obstacles).map(row).max().unwrap_or(-9);
+        let rear = holes(goal | obstacles).map(row).min().unwrap_or(9);
+        for t in -8..=8 {
+            let missing = count(goal, &|r| r >= t) as i32 - count(pieces, &|r| r >= t) as i32;
+            if missing > 0 {
+                let off = count(pieces & !goal, &|r| r >= t) as i32;
+                best = best.max((t - 1 - front).max(0) + missing + off);
+            }
+            let extra = count(pieces, &|r| r <= t) as i32 - count(goal, &|r| r <= t) as i32;
+            if extra > 0 {
+                let empty = count(goal & !pieces, &|r| r <= t) as i32;
+                best = best.max((rear - 1 - t).max(0) + extra + empty);
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn the_bound_is_the_four_counts_of_every_row() {
+        let puzzle = Puzzle::camp_to_camp(crate::Camp::ALL[0]);
+        let bounds = Bounds::new(&puzzle);
+        // Positions along random walks from the start, and the same walks with obstacles.
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for walk in 0..60 {
+            let puzzle = Puzzle {
+                obstacles: if walk % 2 == 0 {
+                    Holes::EMPTY
+                } else {
+                    Holes(1u128 << 60 | 1u128 << (40 + walk))
+                },
+                ..puzzle
+            };
+            let bounds = if walk % 2 == 0 {
+                &bounds
+            } else {
+                &Bounds::new(&puzzle)
+            };
+            let mut pieces = puzzle.start.0;
+            for _ in 0..40 {
+                assert_eq!(bounds.lower_bound(pieces), plain_bound(&puzzle, pieces));
+                let kids: Vec<u128> = children(&puzzle, pieces).collect();
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                pieces = kids[(x % kids.len() as u64) as usize];
+            }
+        }
+    }
+
     #[test]
     fn threads_add_each_key_once() {
         let mut seen = Perimeter::empty();
