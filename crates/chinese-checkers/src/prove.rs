@@ -215,7 +215,7 @@ const fn binomials() -> [[u64; 11]; 128] {
 }
 
 /// Most pieces a compact key holds: C(121, 10) < 2^47.
-pub const MAX_PIECES: u32 = 10;
+const MAX_PIECES: u32 = 10;
 
 /// The colex rank of a set of at most [`MAX_PIECES`] holes: a dense number below C(121, k).
 fn rank(set: u128) -> u64 {
