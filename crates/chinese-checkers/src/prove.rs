@@ -368,10 +368,6 @@ impl Perimeter {
     fn len(&self) -> usize {
         self.len.load(Ordering::Relaxed)
     }
-    /// Whether one more position would double the table past `budget` bytes.
-    fn would_outgrow(&self, budget: usize) -> bool {
-        !self.fits(1) && self.slots.len().max(512) * 24 > budget
-    }
     /// Whether `extra` more positions keep the load within seven eighths.
     fn fits(&self, extra: usize) -> bool {
         (self.len() + extra) * 8 <= self.slots.len() * 7
@@ -498,12 +494,12 @@ impl Perimeter {
             'layer: for &pieces in &layer {
                 for child in children(puzzle, pieces) {
                     // Growing past the budget doubles the table: stop before.
-                    if p.would_outgrow(budget) {
+                    if !p.reserve(1, budget) {
                         complete = false;
                         break 'layer;
                     }
                     let key = bounds.key(child);
-                    if p.add(rank(key), d) {
+                    if p.insert(rank(key), d) == Insert::Added {
                         next.push(key);
                     }
                 }
