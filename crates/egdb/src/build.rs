@@ -17,6 +17,7 @@
 
 use crate::index::{Board, Decoder, Encoder, Layout, ALL, NEIGHBOURS};
 use crate::material::Material;
+use crate::part::{Numbering, Part};
 use crate::store;
 use crate::value::{Value, MAX_DISTANCE};
 use kroon_rules::{movegen, MoveList};
@@ -42,6 +43,11 @@ pub struct Options {
     /// conversion in their files; the others keep win, draw or loss only, which takes far less
     /// room (their wins convert with the help of the search and the smaller slices' distances).
     pub distances: u32,
+    /// Bytes the build may hold (`None`: no limit). Over it, finished slices that the pair being
+    /// built does not lead into are dropped from memory (and read again when needed), and a pair
+    /// is built in parts ([`Part::split`]); a pair that does not fit even in its smallest parts
+    /// stops the build with [`BuildError::Memory`].
+    pub memory: Option<u64>,
 }
 
 impl Default for Options {
@@ -49,6 +55,7 @@ impl Default for Options {
         Options {
             threads: std::thread::available_parallelism().map_or(1, usize::from),
             distances: 4,
+            memory: None,
         }
     }
 }
@@ -179,6 +186,8 @@ pub enum Progress {
         slices: Vec<Material>,
         /// Numbers in the pair.
         size: u64,
+        /// The parts it is built in (1: whole).
+        parts: usize,
     },
     /// Work done in the pair's current stage: numbers handled in the stage so far.
     Step {
@@ -189,6 +198,8 @@ pub enum Progress {
     },
     /// A slice was found on disk and loaded instead of built.
     Loaded(Material),
+    /// A finished slice dropped from memory for room was read back for the pair to be built.
+    Reread(Material),
     /// A slice was built, checked and written.
     Written(SliceReport),
 }
@@ -255,6 +266,24 @@ pub enum BuildError {
     /// Another build is writing to the directory.
     #[error("another build is writing to {0}")]
     Busy(PathBuf),
+    /// A pair does not fit in the memory budget even in its smallest parts.
+    #[error(
+        "slice {material} needs {:.1} MB of memory even in parts, more than the {:.1} MB allowed \
+         (the finished slices are kept: give more and build again to go on)",
+        *.needed as f64 / f64::from(1 << 20),
+        *.budget as f64 / f64::from(1 << 20)
+    )]
+    Memory {
+        /// The slice.
+        material: Material,
+        /// Bytes it needs at the least.
+        needed: u64,
+        /// Bytes allowed.
+        budget: u64,
+    },
+    /// A part of a pair with more numbers than its lists hold (2^32).
+    #[error("slice {0}: a part too large to number")]
+    TooLarge(Material),
 }
 
 /// A build's hold on its directory, so that two builds (say the engine's background build and
@@ -313,9 +342,10 @@ pub fn build(
     })?;
     let threads = options.threads.max(1);
     let mut known = Known::new();
+    let mut done = BTreeSet::new();
     let mut report = Report::default();
     for &m in plan.slices() {
-        if known.contains(m) {
+        if done.contains(&m) {
             continue;
         }
         let pair: Vec<Material> = if m.swapped() == m {
@@ -323,6 +353,7 @@ pub fn build(
         } else {
             vec![m, m.swapped()]
         };
+        done.extend(pair.iter().copied());
         let loaded: Option<Vec<Codes>> = pair
             .iter()
             .map(|&s| store::read_codes(&store::path(dir, s), s).ok())
@@ -336,23 +367,32 @@ pub fn build(
             }
             continue;
         }
+        let layouts: Vec<Layout> = pair.iter().map(|&s| Layout::new(s)).collect();
+        let parts = match options.memory {
+            None => vec![Part::whole(&layouts)],
+            Some(budget) => {
+                make_room(&pair, &mut known, dir, budget, threads, progress)?;
+                parts_within(&layouts, known.bytes(), budget)?
+            }
+        };
         let start = Instant::now();
-        let size = pair.iter().map(|&s| Layout::new(s).size()).sum();
+        let size = layouts.iter().map(Layout::size).sum();
         progress(Progress::Pair {
             slices: pair.clone(),
             size,
+            parts: parts.len(),
         });
-        let built = build_pair(&pair, &known, threads, progress)?;
+        let built = build_pair(&pair, &known, &parts, threads, progress)?;
         let time = start.elapsed();
         for (&s, (codes, captures)) in pair.iter().zip(built) {
             let path = store::path(dir, s);
             let distances = s.pieces() <= options.distances || s.men() == 0;
             let file: Vec<u8> = codes
                 .iter()
-                .zip(&captures)
-                .map(|(&c, &capture)| match Value::from_code(c) {
+                .enumerate()
+                .map(|(i, &c)| match Value::from_code(c) {
                     // A position with a capture pending is found from the slices it leads into.
-                    _ if capture => INVALID,
+                    _ if has(&captures, i) => INVALID,
                     None => INVALID,
                     Some(_) if distances => c,
                     Some(v) => store::wdl_code(v),
@@ -367,6 +407,70 @@ pub fn build(
         }
     }
     Ok(report)
+}
+
+/// Bytes a part needs for each of its numbers while it is built, beyond the pair's codes: its
+/// move counts and the lists of positions settled at each distance.
+pub const PART_BYTES_PER_NUMBER: u64 = 6;
+
+/// Bytes of a pair's codes and capture bits.
+fn pair_bytes(layouts: &[Layout]) -> u64 {
+    layouts.iter().map(|l| l.size() + l.size() / 8).sum()
+}
+
+/// The fewest parts of the pair of `layouts` whose largest fits in `budget` beside the pair's
+/// codes and `known` bytes of finished slices.
+fn parts_within(layouts: &[Layout], known: u64, budget: u64) -> Result<Vec<Part>, BuildError> {
+    let fixed = known + pair_bytes(layouts);
+    let mut least = u64::MAX;
+    for bands in 1..=9 {
+        let parts = Part::split(layouts, bands);
+        let largest = parts.iter().map(Part::size).max().unwrap_or(0);
+        let needed = fixed + PART_BYTES_PER_NUMBER * largest;
+        if needed <= budget {
+            return Ok(parts);
+        }
+        least = least.min(needed);
+    }
+    Err(BuildError::Memory {
+        material: layouts[0].material(),
+        needed: least,
+        budget,
+    })
+}
+
+/// Before `pair` is built within `budget` bytes: when the finished slices in memory and the
+/// pair would not fit, drops those of the pair's piece count that its moves do not lead into
+/// (the smaller ones, which the larger ones' captures lead into, stay), and reads back from
+/// `dir` the ones it leads into that were dropped before.
+fn make_room(
+    pair: &[Material],
+    known: &mut Known,
+    dir: &Path,
+    budget: u64,
+    threads: usize,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<(), BuildError> {
+    let needed: BTreeSet<Material> = pair.iter().flat_map(|&m| successors(m)).collect();
+    let layouts: Vec<Layout> = pair.iter().map(|&s| Layout::new(s)).collect();
+    let pieces = pair[0].pieces();
+    if known.bytes() + pair_bytes(&layouts) > budget {
+        known.retain(|m| m.pieces() < pieces || needed.contains(&m));
+    }
+    for &m in &needed {
+        if known.contains(m) {
+            continue;
+        }
+        let path = store::path(dir, m);
+        let mut codes = store::read_codes(&path, m).map_err(|e| BuildError::Io {
+            path,
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        restore_captures(m, &mut codes, known, threads, progress)?;
+        known.insert(m, codes);
+        progress(Progress::Reread(m));
+    }
+    Ok(())
 }
 
 /// A slice read from its file holds no values where a capture is pending (the file keeps a
@@ -397,7 +501,7 @@ fn restore_captures(
                 if !has_capture(&b) {
                     continue;
                 }
-                if let Start::Settled(v) = examine(&b, true, known, &mut list, None)? {
+                if let Start::Settled(v) = examine(&b, true, known, &mut list, None, &mut ())? {
                     out.push((i, v.code().ok_or(BuildError::TooLong(m))?));
                 }
             }
@@ -466,6 +570,24 @@ impl Known {
         slot(m).is_some_and(|k| self.tables[k].is_some())
     }
 
+    /// Bytes of the slices held.
+    fn bytes(&self) -> u64 {
+        self.tables
+            .iter()
+            .flatten()
+            .map(|(_, c)| c.len() as u64)
+            .sum()
+    }
+
+    /// Keeps the slices for which `keep` holds.
+    fn retain(&mut self, keep: impl Fn(Material) -> bool) {
+        for t in &mut self.tables {
+            if t.as_ref().is_some_and(|(l, _)| !keep(l.material())) {
+                *t = None;
+            }
+        }
+    }
+
     fn insert(&mut self, m: Material, codes: Codes) {
         if let Some(k) = slot(m) {
             self.tables[k] = Some((Layout::new(m), codes));
@@ -473,7 +595,7 @@ impl Known {
     }
 
     /// The value of a position outside the pair, for its side to move.
-    #[inline]
+    #[inline(always)]
     fn value(&self, b: &Board) -> Result<Value, BuildError> {
         let m = b.material();
         if m.own_men + m.own_kings == 0 {
@@ -526,18 +648,60 @@ fn converted(after: Value) -> Value {
 /// go, so that the lookups (mostly outside the processor's caches) overlap.
 struct Inside<'a> {
     encoder: Encoder,
-    codes: &'a [u8],
+    codes: &'a [AtomicU8],
     indices: Vec<usize>,
 }
 
+/// The successors of a position that lie in finished parts of its pair, while a part is
+/// settled: their values, to be taken at their distances as if they were un-moved there.
+struct Outside<'a> {
+    part: &'a Part,
+    /// The successors' slice in the pair, its encoder and codes.
+    slice: usize,
+    encoder: Encoder,
+    codes: &'a [AtomicU8],
+    /// (distance, bucket of the successor, whether it is won) of each one with a distance.
+    found: Vec<(u16, u8, bool)>,
+}
+
+/// What [`examine`] tells of each move inside the pair while a part is settled: nothing when
+/// the part is the whole pair (`()`), the successors in finished parts ([`Outside`]) otherwise.
+trait Quiet {
+    fn see(&mut self, child: &Board);
+}
+
+impl Quiet for () {
+    #[inline(always)]
+    fn see(&mut self, _: &Board) {}
+}
+
+impl Quiet for Outside<'_> {
+    #[inline]
+    fn see(&mut self, child: &Board) {
+        if self.part.contains(self.slice, child) {
+            return;
+        }
+        let i = self.encoder.encode(child) as usize;
+        let code = self.codes[i].load(Ordering::Relaxed);
+        debug_assert_ne!(code, INVALID, "a move leads into a part not built yet");
+        match Value::from_code(code) {
+            Some(Value::Win(d)) => self.found.push((d, bucket(child) as u8, true)),
+            Some(Value::Loss(d)) => self.found.push((d, bucket(child) as u8, false)),
+            _ => {}
+        }
+    }
+}
+
 /// What position `b` knows alone, or (with `inside`) its exact value from its successors;
-/// `capture` says whether it has a capture pending ([`has_capture`]).
+/// `capture` says whether it has a capture pending ([`has_capture`]). `outside` hears of the
+/// successors in finished parts of the pair (they count as open moves all the same).
 fn examine(
     b: &Board,
     capture: bool,
     lookup: &Known,
     list: &mut MoveList,
     mut inside: Option<&mut Inside>,
+    outside: &mut impl Quiet,
 ) -> Result<Start, BuildError> {
     let mut best: Option<Value> = None;
     let mut open = 0u8;
@@ -565,6 +729,7 @@ fn examine(
             inside.indices.push(inside.encoder.encode(&child) as usize);
             return;
         } else {
+            outside.see(&child);
             open += 1;
             return;
         };
@@ -581,7 +746,7 @@ fn examine(
         let best_inside = inside
             .indices
             .iter()
-            .map(|&i| inside.codes[i])
+            .map(|&i| inside.codes[i].load(Ordering::Relaxed))
             .max_by_key(|&c| ORDER[usize::from(c)]);
         if let Some(c) = best_inside {
             let v = Value::from_code(c).unwrap_or(Value::Draw).before();
@@ -823,241 +988,390 @@ fn bucket(b: &Board) -> usize {
     (own.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize
 }
 
-/// Builds a slice and its mirror (`pair` holds one slice when they are the same).
+/// Positions with a capture pending, a bit per number of a slice.
+type Captures = Vec<u64>;
+
+/// Whether number `i` has its bit in `set`.
+#[inline]
+fn has(set: &[u64], i: usize) -> bool {
+    set[i / 64] >> (i % 64) & 1 != 0
+}
+
+/// Builds a slice and its mirror (`pair` holds one slice when they are the same), part by part
+/// in the order of `parts` (one part for the whole pair, or [`Part::split`]'s).
 fn build_pair(
     pair: &[Material],
     tables: &Known,
+    parts: &[Part],
     threads: usize,
     progress: &(dyn Fn(Progress) + Sync),
-) -> Result<Vec<(Codes, Vec<bool>)>, BuildError> {
-    let lookup = tables;
+) -> Result<Vec<(Codes, Captures)>, BuildError> {
     let layouts: Vec<Layout> = pair.iter().map(|&m| Layout::new(m)).collect();
-    // The slice a move inside the pair leads to.
-    let other = |s: usize| if pair.len() == 1 { 0 } else { 1 - s };
-    let mut codes: Vec<Codes> = Vec::new();
-    let mut counts: Vec<Vec<u8>> = Vec::new();
-    let mut captures: Vec<Vec<bool>> = Vec::new();
-    // Settled positions by distance and bucket: (side, index).
-    let mut levels: Vec<Level> = vec![new_level(), new_level()];
-
-    for (s, layout) in layouts.iter().enumerate() {
-        let size = layout.size() as usize;
-        let chunks = parallel(size, CHUNK, threads, Stage::Start, progress, &|range| {
-            let mut list = MoveList::new();
-            let mut c = Vec::with_capacity(range.len());
-            let mut n = Vec::with_capacity(range.len());
-            let mut x = Vec::with_capacity(range.len());
-            // Positions settled at a distance: (distance, bucket, index).
-            let mut settled = Vec::new();
-            let mut decoder = Decoder::new(*layout);
-            for i in range {
-                let Some(b) = decoder.decode(i as u64) else {
-                    c.push(INVALID);
-                    n.push(0);
-                    x.push(false);
-                    continue;
-                };
-                let capture = has_capture(&b);
-                let start = examine(&b, capture, lookup, &mut list, None)?;
-                x.push(capture);
-                match start {
-                    Start::Settled(v) => {
-                        c.push(v.code().ok_or(BuildError::TooLong(pair[s]))?);
-                        n.push(0);
-                        if let Some(d) = v.distance() {
-                            settled.push((d, bucket(&b), i as u32));
-                        }
-                    }
-                    Start::Open(k) => {
-                        c.push(OPEN);
-                        n.push(k);
-                    }
-                }
-            }
-            Ok((c, n, x, settled))
-        })?;
-        let mut c = Vec::with_capacity(size);
-        let mut n = Vec::with_capacity(size);
-        let mut x = Vec::with_capacity(size);
-        for (_, (cc, nn, xx, settled)) in chunks {
-            c.extend_from_slice(&cc);
-            n.extend_from_slice(&nn);
-            x.extend_from_slice(&xx);
-            for (d, k, i) in settled {
-                levels[usize::from(d)][k].push((s as u8, i));
-            }
-        }
-        captures.push(x);
-        codes.push(c);
-        counts.push(n);
-    }
-
-    // Un-moving, distance by distance. The threads share the codes and counts, but never a
-    // position: the predecessors of a position have the other side's pieces where it has its own
-    // (turned round), so positions of different buckets (which are by the side to move's pieces)
-    // have no predecessor in common, and a bucket is un-moved by one thread. So a count is read
-    // and written in place, and the values do not depend on the threads: a count only falls,
-    // and only the un-move that settles a position (the first from a lost successor, or the one
-    // that takes the count to zero) writes its code.
-    let atomic = |v: Vec<Vec<u8>>| -> Vec<Vec<AtomicU8>> {
-        v.into_iter()
-            .map(|c| c.into_iter().map(AtomicU8::new).collect())
-            .collect()
+    // Every number's code, for the whole pair (a part looks up the finished ones its moves lead
+    // into); no position until its part says otherwise.
+    let codes: Vec<Vec<AtomicU8>> = layouts
+        .iter()
+        .map(|l| atomics(l.size() as usize, INVALID))
+        .collect();
+    let mut captures: Vec<Captures> = layouts
+        .iter()
+        .map(|l| vec![0; (l.size() as usize).div_ceil(64)])
+        .collect();
+    let pair = Pair {
+        materials: pair,
+        layouts: &layouts,
+        codes: &codes,
+        lookup: tables,
+        threads,
+        progress,
     };
-    let (shared, counts) = (atomic(codes), atomic(counts));
-    let mut d = 0usize;
-    while d < levels.len() {
-        let level = std::mem::take(&mut levels[d]);
-        let next = d + 1;
-        let win_code = Value::Win(next as u16).code();
-        let loss_code = Value::Loss(next as u16).code();
-        let (shared, counts, level) = (&shared, &counts, &level);
-        let found = parallel(
-            level.len(),
-            1,
-            threads,
-            Stage::Distance(d as u16),
-            progress,
-            &|range| {
-                let mut settled = new_level();
-                let mut too_long = None;
-                let mut decoders: Vec<Decoder> = layouts.iter().map(|&l| Decoder::new(l)).collect();
-                let mut encoders: Vec<Encoder> = layouts.iter().map(|&l| Encoder::new(l)).collect();
-                // Each bucket in the order of the numbers, so that consecutive positions share
-                // the digits the decoder keeps. The order does not change the values: a count
-                // reaches zero only once every move inside the pair leads to a win, so a
-                // predecessor of a loss is never settled as lost first.
-                let mut sorted = Vec::new();
-                let (mut preds, mut lefts) = (Vec::new(), Vec::new());
-                for positions in &level[range] {
-                    sorted.clone_from(positions);
-                    sorted.sort_unstable();
-                    for &(s, q) in &sorted {
-                        let s = usize::from(s);
-                        let code = shared[s][q as usize].load(Ordering::Relaxed);
-                        let win = matches!(Value::from_code(code), Some(Value::Win(_)));
-                        let b = decoders[s]
-                            .decode(u64::from(q))
-                            .ok_or(BuildError::Missing(pair[s]))?;
-                        let p = other(s);
-                        let encoder = &mut encoders[p];
-                        // The predecessors' indices first, then their counts in one go, so that
-                        // the reads (mostly outside the caches) overlap; a position's
-                        // predecessors are all different, so none is written before it is read.
-                        preds.clear();
-                        unmoves(&b, |pb| {
-                            preds.push((encoder.encode(&pb) as u32, bucket(&pb) as u8));
-                        });
-                        lefts.clear();
-                        let counts = &counts[p];
-                        lefts.extend(
-                            preds
-                                .iter()
-                                .map(|&(i, _)| counts[i as usize].load(Ordering::Relaxed)),
-                        );
-                        for (&(i, k), &left) in preds.iter().zip(&lefts) {
-                            if left == 0 {
-                                continue;
-                            }
-                            let count = &counts[i as usize];
-                            // A predecessor of a win loses a move; of a loss, it wins.
-                            if win && left > 1 {
-                                count.store(left - 1, Ordering::Relaxed);
-                                continue;
-                            }
-                            count.store(0, Ordering::Relaxed);
-                            match if win { loss_code } else { win_code } {
-                                Some(c) => {
-                                    shared[p][i as usize].store(c, Ordering::Relaxed);
-                                    settled[usize::from(k)].push((p as u8, i));
-                                }
-                                None => too_long = Some(BuildError::TooLong(pair[p])),
-                            }
-                        }
-                    }
-                }
-                too_long.map_or(Ok(settled), Err)
-            },
-        )?;
-        for (_, part) in found {
-            for (k, list) in part.into_iter().enumerate() {
-                if list.is_empty() {
-                    continue;
-                }
-                if levels.len() <= next {
-                    levels.resize_with(next + 1, new_level);
-                }
-                levels[next][k].extend(list);
-            }
-        }
-        d += 1;
+    for part in parts {
+        pair.build_part(part, &mut captures)?;
     }
-    drop(counts);
-    let codes: Vec<Codes> = shared
+    let codes = codes
         .into_iter()
         .map(|c| c.into_iter().map(AtomicU8::into_inner).collect())
-        .collect();
+        .collect::<Vec<Codes>>();
+    Ok(codes.into_iter().zip(captures).collect())
+}
 
-    // Every position against its successors. A position with a capture pending was settled by
-    // the first pass from the finished slices alone and never written again, so checking it
-    // would repeat that pass's examination exactly: it is left out. The positions are taken in
-    // the order of their mirrors' numbers (each position turned round is a position of the
-    // mirror slice, where its successors are): the successors by a king's move differ from the
-    // mirror only in its least significant digit, so a run of positions reads its successors'
-    // codes from one small block of the mirror slice instead of all over it.
-    for (s, layout) in layouts.iter().enumerate() {
-        let codes = &codes;
-        let captures = &captures[s];
-        let p = other(s);
-        let bad = parallel(
-            layouts[p].size() as usize,
-            CHUNK,
-            threads,
-            Stage::Verify,
-            progress,
-            &|range| {
-                let mut list = MoveList::new();
-                let mut wrong = (0u64, u64::MAX);
-                let mut mirrors = Decoder::new(layouts[p]);
-                let mut encoder = Encoder::new(*layout);
-                let mut inside = Inside {
-                    encoder: Encoder::new(layouts[p]),
-                    codes: &codes[p],
-                    indices: Vec::new(),
-                };
-                for j in range {
-                    let Some(mirror) = mirrors.decode(j as u64) else {
-                        continue;
-                    };
-                    let b = mirror.swapped();
-                    let i = encoder.encode(&b) as usize;
-                    if captures[i] {
-                        continue;
-                    }
-                    let Start::Settled(v) =
-                        examine(&b, false, lookup, &mut list, Some(&mut inside))?
-                    else {
-                        unreachable!("a position with its successors known is settled");
-                    };
-                    if Value::from_code(codes[s][i]) != Some(v) {
-                        wrong.0 += 1;
-                        wrong.1 = wrong.1.min(i as u64);
-                    }
-                }
-                Ok(wrong)
-            },
-        )?;
-        let wrong: u64 = bad.iter().map(|(_, w)| w.0).sum();
-        if wrong > 0 {
-            let first = bad.iter().map(|(_, w)| w.1).min().unwrap_or(0);
-            return Err(BuildError::Inconsistent {
-                material: pair[s],
-                wrong,
-                first,
-            });
+/// `n` bytes of value `v` that threads may share.
+fn atomics(n: usize, v: u8) -> Vec<AtomicU8> {
+    std::iter::repeat_with(|| AtomicU8::new(v))
+        .take(n)
+        .collect()
+}
+
+/// What the parts of a pair share while it is built.
+struct Pair<'a> {
+    materials: &'a [Material],
+    layouts: &'a [Layout],
+    codes: &'a [Vec<AtomicU8>],
+    lookup: &'a Known,
+    threads: usize,
+    progress: &'a (dyn Fn(Progress) + Sync),
+}
+
+/// The successors in finished parts that positions of a part were seen to have, by their
+/// distance and bucket: (slice of the position << 1 | whether the successor is won, the
+/// position's number in the part).
+type Seen = Vec<Level>;
+
+impl Pair<'_> {
+    /// The slice a move inside the pair leads to.
+    fn other(&self, s: usize) -> usize {
+        if self.materials.len() == 1 {
+            0
+        } else {
+            1 - s
         }
     }
-    Ok(codes.into_iter().zip(captures).collect())
+
+    /// Settles every position of `part` (the parts its moves lead into are finished), sets its
+    /// capture bits in `captures` and checks it.
+    fn build_part(&self, part: &Part, captures: &mut [Captures]) -> Result<(), BuildError> {
+        // The moves of an open position still to refute, by its number in the part.
+        let counts = atomics(part.size() as usize, 0);
+        // Settled positions by distance and bucket: (side, index).
+        let mut levels: Vec<Level> = vec![new_level(), new_level()];
+        let mut seen: Seen = Vec::new();
+        for share in part.shares() {
+            let s = share.slice();
+            let (layout, codes, counts) = (&self.layouts[s], &self.codes[s], &counts);
+            let p = self.other(s);
+            let chunks = parallel(
+                share.len() as usize,
+                CHUNK,
+                self.threads,
+                Stage::Start,
+                self.progress,
+                &|range| {
+                    let mut list = MoveList::new();
+                    // Positions settled at a distance: (distance, bucket, index).
+                    let mut settled = Vec::new();
+                    let mut capturing = Vec::new();
+                    let mut outside_seen = Vec::new();
+                    let mut decoder = Decoder::new(*layout);
+                    let mut outside = (!part.is_whole()).then(|| Outside {
+                        part,
+                        slice: p,
+                        encoder: Encoder::new(self.layouts[p]),
+                        codes: &self.codes[p],
+                        found: Vec::new(),
+                    });
+                    for l in range {
+                        let i = share.global(l as u64);
+                        let Some(b) = decoder.decode(i) else {
+                            continue;
+                        };
+                        let capture = has_capture(&b);
+                        if capture {
+                            capturing.push(i);
+                        }
+                        let start = match outside.as_mut() {
+                            None => examine(&b, capture, self.lookup, &mut list, None, &mut ())?,
+                            Some(o) => {
+                                o.found.clear();
+                                examine(&b, capture, self.lookup, &mut list, None, o)?
+                            }
+                        };
+                        match start {
+                            Start::Settled(v) => {
+                                let c = v.code().ok_or(BuildError::TooLong(self.materials[s]))?;
+                                codes[i as usize].store(c, Ordering::Relaxed);
+                                if let Some(d) = v.distance() {
+                                    settled.push((d, bucket(&b), i as u32));
+                                }
+                            }
+                            Start::Open(k) => {
+                                codes[i as usize].store(OPEN, Ordering::Relaxed);
+                                let n = share.number(l as u64);
+                                counts[n].store(k, Ordering::Relaxed);
+                                for &(d, k, won) in outside.iter().flat_map(|o| &o.found) {
+                                    outside_seen.push((d, k, (s as u8) << 1 | u8::from(won), n));
+                                }
+                            }
+                        }
+                    }
+                    Ok((settled, capturing, outside_seen))
+                },
+            )?;
+            for (_, (settled, capturing, outside_seen)) in chunks {
+                for i in capturing {
+                    captures[s][(i / 64) as usize] |= 1 << (i % 64);
+                }
+                for (d, k, i) in settled {
+                    levels[usize::from(d)][k].push((s as u8, i));
+                }
+                for (d, k, kind, n) in outside_seen {
+                    let d = usize::from(d);
+                    if seen.len() <= d {
+                        seen.resize_with(d + 1, new_level);
+                    }
+                    let n =
+                        u32::try_from(n).map_err(|_| BuildError::TooLarge(self.materials[s]))?;
+                    seen[d][usize::from(k)].push((kind, n));
+                }
+            }
+        }
+        match part.whole_numbering() {
+            Some(whole) => self.unmove(&whole, &counts, levels, seen)?,
+            None => self.unmove(part, &counts, levels, seen)?,
+        }
+        drop(counts);
+        self.verify(part, captures)
+    }
+
+    /// Un-moving, distance by distance. The threads share the codes and counts, but never a
+    /// position: the predecessors of a position have the other side's pieces where it has its
+    /// own (turned round), so positions of different buckets (which are by the side to move's
+    /// pieces) have no predecessor in common, and a bucket is un-moved by one thread; the
+    /// successors in finished parts are taken with the bucket they would be un-moved from. So a
+    /// count is read and written in place, and the values do not depend on the threads: a count
+    /// only falls, and only the un-move that settles a position (the first from a lost
+    /// successor, or the one that takes the count to zero) writes its code. Predecessors in
+    /// other parts (further back) are left for their own part, which will see this one's values.
+    fn unmove(
+        &self,
+        part: &impl Numbering,
+        counts: &[AtomicU8],
+        mut levels: Vec<Level>,
+        mut seen: Seen,
+    ) -> Result<(), BuildError> {
+        let mut d = 0usize;
+        while d < levels.len().max(seen.len()) {
+            let level = levels.get_mut(d).map(std::mem::take).unwrap_or_default();
+            let seen_here = seen.get_mut(d).map(std::mem::take).unwrap_or_default();
+            let next = d + 1;
+            let win_code = Value::Win(next as u16).code();
+            let loss_code = Value::Loss(next as u16).code();
+            let (level, seen_here) = (&level, &seen_here);
+            // A position `i` (number `n` in the part) of slice `p` with a successor won (`win`)
+            // or lost: it loses a move, or wins; `left` is its count.
+            // (A distance beyond the format's is found when the codes run out: `too_long`.)
+            let settle = |p: usize,
+                          i: u32,
+                          count: &AtomicU8,
+                          left: u8,
+                          win: bool,
+                          too_long: &mut Option<BuildError>|
+             -> bool {
+                if left == 0 {
+                    return false;
+                }
+                if win && left > 1 {
+                    count.store(left - 1, Ordering::Relaxed);
+                    return false;
+                }
+                count.store(0, Ordering::Relaxed);
+                match if win { loss_code } else { win_code } {
+                    Some(c) => {
+                        self.codes[p][i as usize].store(c, Ordering::Relaxed);
+                        true
+                    }
+                    None => {
+                        *too_long = Some(BuildError::TooLong(self.materials[p]));
+                        false
+                    }
+                }
+            };
+            let found = parallel(
+                BUCKETS,
+                1,
+                self.threads,
+                Stage::Distance(d as u16),
+                self.progress,
+                &|range| {
+                    let mut settled = new_level();
+                    let mut too_long = None;
+                    let mut decoders: Vec<Decoder> =
+                        self.layouts.iter().map(|&l| Decoder::new(l)).collect();
+                    let mut encoders: Vec<Encoder> =
+                        self.layouts.iter().map(|&l| Encoder::new(l)).collect();
+                    // Each bucket in the order of the numbers, so that consecutive positions
+                    // share the digits the decoder keeps. The order does not change the values:
+                    // a count reaches zero only once every move inside the pair leads to a win,
+                    // so a predecessor of a loss is never settled as lost first.
+                    let mut sorted = Vec::new();
+                    let (mut preds, mut lefts) = (Vec::new(), Vec::new());
+                    for k in range {
+                        sorted.clone_from(level.get(k).unwrap_or(&Vec::new()));
+                        sorted.sort_unstable();
+                        for &(s, q) in &sorted {
+                            let s = usize::from(s);
+                            let code = self.codes[s][q as usize].load(Ordering::Relaxed);
+                            let win = matches!(Value::from_code(code), Some(Value::Win(_)));
+                            let b = decoders[s]
+                                .decode(u64::from(q))
+                                .ok_or(BuildError::Missing(self.materials[s]))?;
+                            let p = self.other(s);
+                            let encoder = &mut encoders[p];
+                            // The predecessors' numbers first, then their counts in one go, so
+                            // that the reads (mostly outside the caches) overlap; a position's
+                            // predecessors are all different, so none is written before it is
+                            // read.
+                            // (One in another part counts as settled: that part will see
+                            // this one's values.)
+                            preds.clear();
+                            unmoves(&b, |pb| {
+                                let i = encoder.encode(&pb);
+                                if let Some(n) = part.number(p, i) {
+                                    preds.push((n, i as u32, bucket(&pb) as u8));
+                                }
+                            });
+                            lefts.clear();
+                            lefts.extend(
+                                preds
+                                    .iter()
+                                    .map(|&(n, _, _)| counts[n].load(Ordering::Relaxed)),
+                            );
+                            for (&(n, i, k), &left) in preds.iter().zip(&lefts) {
+                                // A predecessor of a win loses a move; of a loss, it wins.
+                                if settle(p, i, &counts[n], left, win, &mut too_long) {
+                                    settled[usize::from(k)].push((p as u8, i));
+                                }
+                            }
+                        }
+                        for &(kind, n) in seen_here.get(k).unwrap_or(&Vec::new()) {
+                            let (p, i) = part.locate(n as usize);
+                            let count = &counts[n as usize];
+                            let left = count.load(Ordering::Relaxed);
+                            if settle(p, i as u32, count, left, kind & 1 != 0, &mut too_long) {
+                                let b = decoders[p]
+                                    .decode(i)
+                                    .ok_or(BuildError::Missing(self.materials[p]))?;
+                                settled[bucket(&b)].push((p as u8, i as u32));
+                            }
+                        }
+                    }
+                    too_long.map_or(Ok(settled), Err)
+                },
+            )?;
+            for (_, part) in found {
+                for (k, list) in part.into_iter().enumerate() {
+                    if list.is_empty() {
+                        continue;
+                    }
+                    if levels.len() <= next {
+                        levels.resize_with(next + 1, new_level);
+                    }
+                    levels[next][k].extend(list);
+                }
+            }
+            d += 1;
+        }
+        Ok(())
+    }
+
+    /// Every position of `part` against its successors. A position with a capture pending was
+    /// settled by the first pass from the finished slices alone and never written again, so
+    /// checking it would repeat that pass's examination exactly: it is left out. The positions
+    /// are taken in the order of their mirrors' numbers (each position turned round is a
+    /// position of the mirror slice, where its successors are): the successors by a king's move
+    /// differ from the mirror only in its least significant digit, so a run of positions reads
+    /// its successors' codes from one small block of the mirror slice instead of all over it.
+    fn verify(&self, part: &Part, captures: &[Captures]) -> Result<(), BuildError> {
+        for share in part.shares() {
+            let s = share.slice();
+            let mirror = share.mirror();
+            let p = mirror.slice();
+            let (captures, codes) = (&captures[s], &self.codes[s]);
+            let bad = parallel(
+                mirror.len() as usize,
+                CHUNK,
+                self.threads,
+                Stage::Verify,
+                self.progress,
+                &|range| {
+                    let mut list = MoveList::new();
+                    let mut wrong = (0u64, u64::MAX);
+                    let mut mirrors = Decoder::new(self.layouts[p]);
+                    let mut encoder = Encoder::new(self.layouts[s]);
+                    let mut inside = Inside {
+                        encoder: Encoder::new(self.layouts[p]),
+                        codes: &self.codes[p],
+                        indices: Vec::new(),
+                    };
+                    for l in range {
+                        let Some(turned) = mirrors.decode(mirror.global(l as u64)) else {
+                            continue;
+                        };
+                        let b = turned.swapped();
+                        let i = encoder.encode(&b) as usize;
+                        if has(captures, i) {
+                            continue;
+                        }
+                        let Start::Settled(v) = examine(
+                            &b,
+                            false,
+                            self.lookup,
+                            &mut list,
+                            Some(&mut inside),
+                            &mut (),
+                        )?
+                        else {
+                            unreachable!("a position with its successors known is settled");
+                        };
+                        if Value::from_code(codes[i].load(Ordering::Relaxed)) != Some(v) {
+                            wrong.0 += 1;
+                            wrong.1 = wrong.1.min(i as u64);
+                        }
+                    }
+                    Ok(wrong)
+                },
+            )?;
+            let wrong: u64 = bad.iter().map(|(_, w)| w.0).sum();
+            if wrong > 0 {
+                let first = bad.iter().map(|(_, w)| w.1).min().unwrap_or(0);
+                return Err(BuildError::Inconsistent {
+                    material: self.materials[s],
+                    wrong,
+                    first,
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Calls `found` with every position from which the side that just moved (the other side of `b`)
@@ -1111,6 +1425,40 @@ fn quiet_steps(men: u64, kings: u64, occupied: u64, mut step: impl FnMut(usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Built in parts (by 2 and 9 bands of rows), pairs with men on both sides (one that is its
+    /// own mirror, and with kings) get the codes and capture bits they get built whole.
+    #[test]
+    fn a_pair_built_in_parts_is_the_pair_built_whole() {
+        let wanted = ["2M-2M", "2M-1M", "1K1M-1M"].map(|s| s.parse::<Material>().unwrap());
+        let mut known = Known::new();
+        let mut compared = 0;
+        for &m in Plan::materials(&wanted).slices() {
+            if known.contains(m) {
+                continue;
+            }
+            let pair: Vec<Material> = if m.swapped() == m {
+                vec![m]
+            } else {
+                vec![m, m.swapped()]
+            };
+            let layouts: Vec<Layout> = pair.iter().map(|&s| Layout::new(s)).collect();
+            let whole = build_pair(&pair, &known, &[Part::whole(&layouts)], 2, &|_| {}).unwrap();
+            if pair.iter().any(|s| wanted.contains(s)) {
+                for bands in [2, 9] {
+                    let parts = Part::split(&layouts, bands);
+                    assert!(parts.len() > 1);
+                    let split = build_pair(&pair, &known, &parts, 2, &|_| {}).unwrap();
+                    assert!(split == whole, "{m} in {bands} bands");
+                    compared += 1;
+                }
+            }
+            for (&s, (codes, _)) in pair.iter().zip(whole) {
+                known.insert(s, codes);
+            }
+        }
+        assert_eq!(compared, 6);
+    }
 
     /// The builder's own move making agrees with the move generator on every position of the
     /// slices up to 3 pieces and of a few of 4: same captures pending, same successors.

@@ -341,6 +341,31 @@ impl Layout {
         self.material
     }
 
+    /// Values of the men's digits, the most significant ones: the side to move's men's, then
+    /// the other side's.
+    #[must_use]
+    pub fn men_radix(&self) -> (u64, u64) {
+        (self.own_men, self.opp_men)
+    }
+
+    /// Numbers that share one value of both men's digits (the kings' digits).
+    #[must_use]
+    pub fn kings_radix(&self) -> u64 {
+        self.own_kings * self.opp_kings
+    }
+
+    /// The side to move's men of value `r` of their digit.
+    #[must_use]
+    pub fn own_men_of(&self, r: u64) -> u64 {
+        unrank(r, self.material.own_men.into()) << 5
+    }
+
+    /// The other side's men of value `r` of their digit.
+    #[must_use]
+    pub fn opp_men_of(&self, r: u64) -> u64 {
+        unrank(r, self.material.opp_men.into())
+    }
+
     /// The index of a position of this slice.
     #[inline]
     #[must_use]

@@ -5,6 +5,7 @@
 //! - `material`: a slice of the database (men and kings of each side, the side to move first);
 //! - `index`: a dense number for each position of a slice, and back;
 //! - `value`: what a table stores for one position;
+//! - `part`: the parts a slice pair is cut into when it is too large to build at once;
 //! - `build`: retrograde analysis of the slices up to a piece count, with verification;
 //! - `store`: the compressed slice files (versioned header, block index, checksum);
 //! - `probe`: reading a directory of slice files and looking positions up;
@@ -28,6 +29,7 @@ pub mod build;
 pub mod cache;
 pub mod index;
 pub mod material;
+pub mod part;
 pub mod probe;
 #[cfg(feature = "search")]
 pub mod search;

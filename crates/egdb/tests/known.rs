@@ -8,6 +8,7 @@ use kroon_egdb::{Material, Tables, Value};
 use kroon_rules::{parse_fen, Position, Variant};
 use kroon_search::{score, Engine, Limits, SearchRequest};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// Every slice up to 3K-1K and the men endings 2M-1M, 1K1M-1M, built once for all tests.
@@ -186,6 +187,54 @@ fn an_interrupted_build_resumes_without_redoing_finished_slices() {
         damaged.probe(&pos("W:WK1,K2:BK50")),
         tables.probe(&pos("W:WK1,K2:BK50"))
     );
+    std::fs::remove_dir_all(&copy).unwrap();
+}
+
+#[test]
+fn a_build_within_a_small_memory_budget_writes_the_same_files() {
+    let (dir, _) = tables();
+    let copy = dir.with_extension("budget");
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(&copy).unwrap();
+    // Kings alone cannot be cut into parts: they come from the whole build.
+    for name in ["1K-1K", "2K-1K", "1K-2K"] {
+        let f = format!("{name}.kdb");
+        std::fs::copy(dir.join(&f), copy.join(&f)).unwrap();
+    }
+    let plan = Plan::materials(&["2M-1M".parse().unwrap(), "1K1M-1M".parse().unwrap()]);
+    let options = |memory| Options {
+        memory: Some(memory),
+        ..Options::default()
+    };
+    // Too little for any part: the build says so and stops; what it finished stays.
+    let err = build::build(&plan, &copy, &options(300 << 10), &|_| {}).unwrap_err();
+    assert!(
+        matches!(err, build::BuildError::Memory { budget, needed, .. } if needed > budget),
+        "{err}"
+    );
+    // With 700 KB the men's pairs are built in parts, and a slice dropped from memory for room
+    // is read back when a pair crowns into it.
+    let (parts, reread) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let report = build::build(&plan, &copy, &options(700 << 10), &|p| match p {
+        build::Progress::Pair { parts: n, .. } if n > 1 => {
+            parts.fetch_add(1, Ordering::Relaxed);
+        }
+        build::Progress::Reread(_) => {
+            reread.fetch_add(1, Ordering::Relaxed);
+        }
+        _ => {}
+    })
+    .unwrap();
+    assert!(parts.into_inner() >= 4);
+    assert!(reread.into_inner() >= 1);
+    assert!(report.built.len() >= 10);
+    for r in &report.built {
+        let f = format!("{}.kdb", r.material);
+        assert!(
+            std::fs::read(dir.join(&f)).unwrap() == std::fs::read(copy.join(&f)).unwrap(),
+            "{f}"
+        );
+    }
     std::fs::remove_dir_all(&copy).unwrap();
 }
 

@@ -149,6 +149,7 @@ pub fn play(
         let options = build::Options {
             threads: 1,
             distances: task.distances,
+            memory: None,
         };
         build::build(&Plan::materials(&[m]), scratch, &options, &|_| {})?;
         let files = pair_of(m)
