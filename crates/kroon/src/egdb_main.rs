@@ -37,6 +37,11 @@ enum EgdbCommand {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Memory the build may hold, e.g. `8G` or `500M` (default: three quarters of the
+        /// machine's). Over it, slices are built in parts by the rows of the rearmost men, and
+        /// finished slices not needed are dropped from memory.
+        #[arg(long, value_parser = parse_bytes)]
+        memory: Option<u64>,
         /// Build the slices on the workers of this queue (redis://HOST:PORT/[DB]): each slice
         /// pair is a job, issued once the slices it needs are done; the files come back through
         /// the queue and are checked and written here.
@@ -81,6 +86,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
             slices,
             dir,
             threads,
+            memory,
             queue,
             shared,
         } => {
@@ -88,6 +94,7 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
             if let Some(t) = threads {
                 options.threads = crate::flags::at_least_one(t)?;
             }
+            options.memory = memory.or_else(|| memory_bytes().map(|m| m / 4 * 3));
             let plan = if slices.is_empty() {
                 let n = match pieces {
                     Some(n) => n,
@@ -113,13 +120,23 @@ pub fn run(args: EgdbArgs, config: &Config) -> Result<()> {
                 return crate::queue_main::egdb_queue(&url, &plan, &dir, options.distances, shared);
             }
             let expected = plan.cpu_time().as_secs_f64();
+            let memory = match options.memory {
+                Some(budget) if budget < plan.peak_memory() => format!(
+                    "{} of memory at most (the budget: the largest pairs are built in parts, \
+                     finished slices read back as needed)",
+                    bytes(budget)
+                ),
+                _ => format!(
+                    "{} of memory at most (slices found in the directory are kept and take less)",
+                    bytes(plan.peak_memory())
+                ),
+            };
             say!(
-                "expected: about {} of CPU, {} on {} threads, {} of memory at most (slices found \
-                 in the directory are kept and take less)",
+                "expected: about {} of CPU, {} on {} thread{}, {memory}",
                 duration(expected),
                 duration(expected / options.threads as f64),
                 options.threads,
-                bytes(plan.peak_memory())
+                if options.threads == 1 { "" } else { "s" },
             )?;
             build_tables(&plan, &dir, &options)
         }
@@ -263,6 +280,31 @@ fn memory_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// `8G`, `500M`, `64K` or a number of bytes (powers of 1024).
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        'T' => 40,
+        _ => return Err(format!("`{text}`: a size is a number with K, M, G or T")),
+    };
+    let n: f64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}`: a size is a number with K, M, G or T"))?;
+    if !(n.is_finite() && n > 0.0) {
+        return Err(format!("`{text}`: the size must be positive"));
+    }
+    Ok((n * (1u64 << shift) as f64) as u64)
+}
+
 /// `40 min`, `2.5 h`, `12 s`.
 fn duration(seconds: f64) -> String {
     if seconds < 90.0 {
@@ -319,15 +361,19 @@ fn build_tables(plan: &Plan, dir: &Path, options: &build::Options) -> Result<()>
     }
     let current = parking_lot::Mutex::new(String::new());
     let report = build::build(plan, dir, options, &|p| match p {
-        Progress::Pair { slices, .. } => {
+        Progress::Pair { slices, parts, .. } => {
             let names: Vec<String> = slices.iter().map(ToString::to_string).collect();
             *current.lock() = names.join(" ");
+            if parts > 1 {
+                note(&bar, format!("{}: in {parts} parts", names.join(" ")));
+            }
             bar.set_message(current.lock().clone());
         }
         Progress::Step { stage, done } => match stage {
             Stage::Start | Stage::Verify => bar.inc(done),
             Stage::Distance(d) => bar.set_message(format!("{} distance {d}", current.lock())),
         },
+        Progress::Reread(m) => note(&bar, format!("{m}: read back into memory")),
         Progress::Loaded(m) => {
             bar.inc(2 * kroon_egdb::index::Layout::new(m).size());
             note(&bar, format!("{m}: found, kept"));
@@ -376,5 +422,11 @@ mod tests {
         assert_eq!(duration(40.0), "40 s");
         assert_eq!(duration(2400.0), "40 min");
         assert_eq!(bytes(150 << 20), "150 MB");
+        assert_eq!(parse_bytes("8G"), Ok(8 * GB));
+        assert_eq!(parse_bytes("1.5g"), Ok(3 * GB / 2));
+        assert_eq!(parse_bytes("500M"), Ok(500 << 20));
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert!(parse_bytes("8X").is_err());
+        assert!(parse_bytes("-1G").is_err());
     }
 }
