@@ -440,8 +440,8 @@ fn parts_within(layouts: &[Layout], known: u64, budget: u64) -> Result<Vec<Part>
 }
 
 /// Before `pair` is built within `budget` bytes: when the finished slices in memory and the
-/// pair would not fit, drops those of the pair's piece count that its moves do not lead into
-/// (the smaller ones, which the larger ones' captures lead into, stay), and reads back from
+/// whole pair would not fit, drops those of the pair's piece count that its moves do not lead
+/// into (the smaller ones, which the larger ones' captures lead into, stay), and reads back from
 /// `dir` the ones it leads into that were dropped before.
 fn make_room(
     pair: &[Material],
@@ -454,7 +454,8 @@ fn make_room(
     let needed: BTreeSet<Material> = pair.iter().flat_map(|&m| successors(m)).collect();
     let layouts: Vec<Layout> = pair.iter().map(|&s| Layout::new(s)).collect();
     let pieces = pair[0].pieces();
-    if known.bytes() + pair_bytes(&layouts) > budget {
+    let whole: u64 = layouts.iter().map(Layout::size).sum();
+    if known.bytes() + pair_bytes(&layouts) + PART_BYTES_PER_NUMBER * whole > budget {
         known.retain(|m| m.pieces() < pieces || needed.contains(&m));
     }
     for &m in &needed {
