@@ -162,9 +162,10 @@ impl Plan {
     }
 }
 
-/// CPU seconds the builder spends per number of a slice, on a 2020s desktop core, measured on
-/// the slices up to 5 pieces (`kroon egdb build --pieces 5`, divided by the numbers built).
-pub const CPU_SECONDS_PER_NUMBER: f64 = 1.4e-6;
+/// CPU seconds the builder spends per number of a slice, on a 2020s desktop core: 0.76 µs on
+/// the 4K-1M pair and what it needs, 0.77 µs on the 4K1M-1K pair and what it needs (the 5-piece
+/// build of the first builder took 1.4 µs).
+pub const CPU_SECONDS_PER_NUMBER: f64 = 0.8e-6;
 
 /// The stage of a slice pair's build.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -410,8 +411,15 @@ pub fn build(
 }
 
 /// Bytes a part needs for each of its numbers while it is built, beyond the pair's codes: its
-/// move counts and the lists of positions settled at each distance.
-pub const PART_BYTES_PER_NUMBER: u64 = 6;
+/// move counts and the lists of positions settled at each distance (8 bytes a position, which
+/// can hold nearly all of them at once: the 4K1M-1K pair, 858 M numbers almost all won, peaked
+/// at 10.5 GB built whole).
+pub const PART_BYTES_PER_NUMBER: u64 = 12;
+
+/// Bytes more per number of a part when the pair is cut: the moves into finished parts, 8 bytes
+/// each (the 4K1M-1K pair in 9 parts, its man's moves all leaving the part, peaked 0.8 GB above
+/// the part's lists).
+pub const SEEN_BYTES_PER_NUMBER: u64 = 8;
 
 /// Bytes of a pair's codes and capture bits.
 fn pair_bytes(layouts: &[Layout]) -> u64 {
@@ -426,7 +434,12 @@ fn parts_within(layouts: &[Layout], known: u64, budget: u64) -> Result<Vec<Part>
     for bands in 1..=9 {
         let parts = Part::split(layouts, bands);
         let largest = parts.iter().map(Part::size).max().unwrap_or(0);
-        let needed = fixed + PART_BYTES_PER_NUMBER * largest;
+        let per_number = if parts.len() > 1 {
+            PART_BYTES_PER_NUMBER + SEEN_BYTES_PER_NUMBER
+        } else {
+            PART_BYTES_PER_NUMBER
+        };
+        let needed = fixed + per_number * largest;
         if needed <= budget {
             return Ok(parts);
         }
@@ -1107,7 +1120,7 @@ impl Pair<'_> {
                         };
                         let capture = has_capture(&b);
                         if capture {
-                            capturing.push(i);
+                            capturing.push(i as u32);
                         }
                         let start = match outside.as_mut() {
                             None => examine(&b, capture, self.lookup, &mut list, None, &mut ())?,
@@ -1121,7 +1134,7 @@ impl Pair<'_> {
                                 let c = v.code().ok_or(BuildError::TooLong(self.materials[s]))?;
                                 codes[i as usize].store(c, Ordering::Relaxed);
                                 if let Some(d) = v.distance() {
-                                    settled.push((d, bucket(&b), i as u32));
+                                    settled.push((d, bucket(&b) as u8, i as u32));
                                 }
                             }
                             Start::Open(k) => {
@@ -1129,6 +1142,8 @@ impl Pair<'_> {
                                 let n = share.number(l as u64);
                                 counts[n].store(k, Ordering::Relaxed);
                                 for &(d, k, won) in outside.iter().flat_map(|o| &o.found) {
+                                    let n = u32::try_from(n)
+                                        .map_err(|_| BuildError::TooLarge(self.materials[s]))?;
                                     outside_seen.push((d, k, (s as u8) << 1 | u8::from(won), n));
                                 }
                             }
@@ -1142,15 +1157,13 @@ impl Pair<'_> {
                     captures[s][(i / 64) as usize] |= 1 << (i % 64);
                 }
                 for (d, k, i) in settled {
-                    levels[usize::from(d)][k].push((s as u8, i));
+                    levels[usize::from(d)][usize::from(k)].push((s as u8, i));
                 }
                 for (d, k, kind, n) in outside_seen {
                     let d = usize::from(d);
                     if seen.len() <= d {
                         seen.resize_with(d + 1, new_level);
                     }
-                    let n =
-                        u32::try_from(n).map_err(|_| BuildError::TooLarge(self.materials[s]))?;
                     seen[d][usize::from(k)].push((kind, n));
                 }
             }

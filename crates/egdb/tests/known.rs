@@ -212,10 +212,10 @@ fn a_build_within_a_small_memory_budget_writes_the_same_files() {
         matches!(err, build::BuildError::Memory { budget, needed, .. } if needed > budget),
         "{err}"
     );
-    // With 700 KB the men's pairs are built in parts, and a slice dropped from memory for room
+    // With 900 KB the men's pairs are built in parts, and a slice dropped from memory for room
     // is read back when a pair crowns into it.
     let (parts, reread) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let report = build::build(&plan, &copy, &options(700 << 10), &|p| match p {
+    let report = build::build(&plan, &copy, &options(900 << 10), &|p| match p {
         build::Progress::Pair { parts: n, .. } if n > 1 => {
             parts.fetch_add(1, Ordering::Relaxed);
         }
