@@ -414,7 +414,7 @@ mod tests {
     #[test]
     fn the_default_piece_count_follows_the_machine() {
         const GB: u64 = 1 << 30;
-        // Five pieces take about 40 CPU-minutes and 4 GB; six, hours and far more memory.
+        // Five pieces take about 22 CPU-minutes and 4 GB; six, hours and far more memory.
         assert_eq!(pieces_for_machine(2, Some(16 * GB)), 5);
         assert_eq!(pieces_for_machine(2, None), 5);
         assert_eq!(pieces_for_machine(2, Some(2 * GB)), 4);
