@@ -151,17 +151,24 @@ fn the_search_never_proves_otherwise() {
     assert!(proven >= 20, "{proven}");
 }
 
-#[test]
-fn an_interrupted_build_resumes_without_redoing_finished_slices() {
-    let (dir, tables) = tables();
-    let copy = dir.with_extension("resume");
+/// A new directory beside the shared tables' (named by `ext`) holding copies of their `slices`.
+fn fresh_with(ext: &str, slices: &[&str]) -> PathBuf {
+    let dir = &tables().0;
+    let copy = dir.with_extension(ext);
     let _ = std::fs::remove_dir_all(&copy);
     std::fs::create_dir_all(&copy).unwrap();
-    // Keep the finished 1- and 2-king slices; a half-written file is left behind too.
-    for name in ["1K-1K", "2K-1K", "1K-2K"] {
+    for name in slices {
         let f = format!("{name}.kdb");
         std::fs::copy(dir.join(&f), copy.join(&f)).unwrap();
     }
+    copy
+}
+
+#[test]
+fn an_interrupted_build_resumes_without_redoing_finished_slices() {
+    let (dir, tables) = tables();
+    // Keep the finished 1- and 2-king slices; a half-written file is left behind too.
+    let copy = fresh_with("resume", &["1K-1K", "2K-1K", "1K-2K"]);
     std::fs::write(copy.join("3K-1K.tmp"), b"half").unwrap();
     let plan = Plan::materials(&["3K-1K".parse().unwrap()]);
     let report = build::build(&plan, &copy, &Options::default(), &|_| {}).unwrap();
@@ -193,14 +200,8 @@ fn an_interrupted_build_resumes_without_redoing_finished_slices() {
 #[test]
 fn a_build_within_a_small_memory_budget_writes_the_same_files() {
     let (dir, _) = tables();
-    let copy = dir.with_extension("budget");
-    let _ = std::fs::remove_dir_all(&copy);
-    std::fs::create_dir_all(&copy).unwrap();
     // Kings alone cannot be cut into parts: they come from the whole build.
-    for name in ["1K-1K", "2K-1K", "1K-2K"] {
-        let f = format!("{name}.kdb");
-        std::fs::copy(dir.join(&f), copy.join(&f)).unwrap();
-    }
+    let copy = fresh_with("budget", &["1K-1K", "2K-1K", "1K-2K"]);
     let plan = Plan::materials(&["2M-1M".parse().unwrap(), "1K1M-1M".parse().unwrap()]);
     let options = |memory| Options {
         memory: Some(memory),
