@@ -120,35 +120,64 @@ fn men_crown_and_break_through() {
     assert_ne!(value("W:W36:BK5").name(), "win");
 }
 
-#[test]
-fn the_search_never_proves_otherwise() {
-    // Wherever the search alone proves a win or a loss, the tables say the same; where the tables
-    // say draw, the search proves nothing.
-    let engine = Engine::new(1, 16);
+/// Checks `samples` positions spread over slice `m` of `tables` against the search alone (depth
+/// 9, no tables): wherever the search proves a win or a loss, the tables say the same (so where
+/// they say draw, the search proves nothing). Returns how many the search proved.
+fn agree_with_the_search(tables: &Tables, engine: &Engine, m: Material, samples: u64) -> usize {
+    let layout = Layout::new(m);
+    let step = (layout.size() / samples).max(1);
     let mut proven = 0;
-    for m in ["1K1M-1M", "2M-1M", "1M-2M", "1K-1K1M"] {
-        let m: Material = m.parse().unwrap();
-        let layout = Layout::new(m);
-        let step = (layout.size() / 60).max(1);
-        for i in (0..layout.size()).step_by(step as usize) {
-            let Some(b) = layout.decode(i) else { continue };
-            let p = b.to_position();
-            let table = tables().1.probe(&p).unwrap().value;
-            engine.wait();
-            let r = engine.search(&SearchRequest::position(p, Limits::Depth(9)), &|_| {});
-            if score::is_decisive(r.score) {
-                proven += 1;
-                let won = r.score > 0;
-                assert_eq!(
-                    table.name(),
-                    if won { "win" } else { "loss" },
-                    "{m} {i} {b:?}"
-                );
-            }
+    for i in (0..layout.size()).step_by(step as usize) {
+        let Some(b) = layout.decode(i) else { continue };
+        let p = b.to_position();
+        let table = tables.probe(&p).unwrap().value;
+        engine.wait();
+        let r = engine.search(&SearchRequest::position(p, Limits::Depth(9)), &|_| {});
+        if score::is_decisive(r.score) {
+            proven += 1;
+            let won = r.score > 0;
+            assert_eq!(
+                table.name(),
+                if won { "win" } else { "loss" },
+                "{m} {i} {b:?}"
+            );
         }
     }
+    proven
+}
+
+#[test]
+fn the_search_never_proves_otherwise() {
+    // Wherever the search alone proves a win or a loss, the tables say the same.
+    let engine = Engine::new(1, 16);
+    let proven: usize = ["1K1M-1M", "2M-1M", "1M-2M", "1K-1K1M"]
+        .iter()
+        .map(|m| agree_with_the_search(&tables().1, &engine, m.parse().unwrap(), 60))
+        .sum();
     println!("{proven} positions proven by the search agree with the tables");
     assert!(proven >= 20, "{proven}");
+}
+
+/// The slices of six or more pieces in the directory `KROON_EGDB_CHECK_DIR` names (built
+/// beforehand: `scripts/egdb-check.sh`), 400 positions of each against the search alone.
+#[test]
+#[ignore = "needs slices of six pieces built beforehand (KROON_EGDB_CHECK_DIR)"]
+fn large_slices_agree_with_the_search() {
+    let dir = std::env::var_os("KROON_EGDB_CHECK_DIR").expect("KROON_EGDB_CHECK_DIR");
+    let tables = Tables::open(std::path::Path::new(&dir)).unwrap();
+    assert!(tables.problems().is_empty(), "{:?}", tables.problems());
+    let engine = Engine::new(1, 16);
+    let large: Vec<Material> = tables
+        .slices()
+        .iter()
+        .map(|(s, _)| s.material())
+        .filter(|m| m.pieces() >= 6)
+        .collect();
+    assert!(!large.is_empty(), "no slice of six pieces in {dir:?}");
+    for m in large {
+        let proven = agree_with_the_search(&tables, &engine, m, 400);
+        println!("{m}: {proven} positions proven by the search agree with the tables");
+    }
 }
 
 /// A new directory beside the shared tables' (named by `ext`) holding copies of their `slices`.
