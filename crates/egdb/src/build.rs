@@ -372,7 +372,7 @@ pub fn build(
         let parts = match options.memory {
             None => vec![Part::whole(&layouts)],
             Some(budget) => {
-                make_room(&pair, &mut known, dir, budget, threads, progress)?;
+                make_room(&layouts, &mut known, dir, budget, threads, progress)?;
                 parts_within(&layouts, known.bytes(), budget)?
             }
         };
@@ -421,25 +421,26 @@ pub const PART_BYTES_PER_NUMBER: u64 = 12;
 /// the part's lists).
 pub const SEEN_BYTES_PER_NUMBER: u64 = 8;
 
-/// Bytes of a pair's codes and capture bits.
-fn pair_bytes(layouts: &[Layout]) -> u64 {
-    layouts.iter().map(|l| l.size() + l.size() / 8).sum()
+/// Bytes that building `parts` of the pair of `layouts` needs at the most, beside `known` bytes
+/// of finished slices: the pair's codes and capture bits, and the largest part's lists.
+fn bytes_needed(layouts: &[Layout], parts: &[Part], known: u64) -> u64 {
+    let pair: u64 = layouts.iter().map(|l| l.size() + l.size() / 8).sum();
+    let largest = parts.iter().map(Part::size).max().unwrap_or(0);
+    let per_number = if parts.len() > 1 {
+        PART_BYTES_PER_NUMBER + SEEN_BYTES_PER_NUMBER
+    } else {
+        PART_BYTES_PER_NUMBER
+    };
+    known + pair + per_number * largest
 }
 
 /// The fewest parts of the pair of `layouts` whose largest fits in `budget` beside the pair's
 /// codes and `known` bytes of finished slices.
 fn parts_within(layouts: &[Layout], known: u64, budget: u64) -> Result<Vec<Part>, BuildError> {
-    let fixed = known + pair_bytes(layouts);
     let mut least = u64::MAX;
     for bands in 1..=9 {
         let parts = Part::split(layouts, bands);
-        let largest = parts.iter().map(Part::size).max().unwrap_or(0);
-        let per_number = if parts.len() > 1 {
-            PART_BYTES_PER_NUMBER + SEEN_BYTES_PER_NUMBER
-        } else {
-            PART_BYTES_PER_NUMBER
-        };
-        let needed = fixed + per_number * largest;
+        let needed = bytes_needed(layouts, &parts, known);
         if needed <= budget {
             return Ok(parts);
         }
@@ -452,23 +453,24 @@ fn parts_within(layouts: &[Layout], known: u64, budget: u64) -> Result<Vec<Part>
     })
 }
 
-/// Before `pair` is built within `budget` bytes: when the finished slices in memory and the
+/// Before the pair of `layouts` is built within `budget` bytes: when the finished slices in memory and the
 /// whole pair would not fit, drops those of the pair's piece count that its moves do not lead
 /// into (the smaller ones, which the larger ones' captures lead into, stay), and reads back from
 /// `dir` the ones it leads into that were dropped before.
 fn make_room(
-    pair: &[Material],
+    layouts: &[Layout],
     known: &mut Known,
     dir: &Path,
     budget: u64,
     threads: usize,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(), BuildError> {
-    let needed: BTreeSet<Material> = pair.iter().flat_map(|&m| successors(m)).collect();
-    let layouts: Vec<Layout> = pair.iter().map(|&s| Layout::new(s)).collect();
-    let pieces = pair[0].pieces();
-    let whole: u64 = layouts.iter().map(Layout::size).sum();
-    if known.bytes() + pair_bytes(&layouts) + PART_BYTES_PER_NUMBER * whole > budget {
+    let needed: BTreeSet<Material> = layouts
+        .iter()
+        .flat_map(|l| successors(l.material()))
+        .collect();
+    let pieces = layouts[0].material().pieces();
+    if bytes_needed(layouts, &[Part::whole(layouts)], known.bytes()) > budget {
         known.retain(|m| m.pieces() < pieces || needed.contains(&m));
     }
     for &m in &needed {

@@ -142,8 +142,8 @@ pub trait Numbering: Sync {
     fn locate(&self, n: usize) -> (usize, u64);
 }
 
-/// The numbering of a whole pair, its second slice's numbers after the first's: what
-/// [`Part::number`] does for a whole pair, without asking which kind of part it is.
+/// The numbering of a whole pair, its second slice's numbers after the first's: what a whole
+/// [`Part`] numbers, without asking which kind of part it is.
 #[derive(Copy, Clone, Debug)]
 pub struct Whole {
     second: u64,
@@ -152,7 +152,7 @@ pub struct Whole {
 impl Numbering for Whole {
     #[inline(always)]
     fn number(&self, slice: usize, g: u64) -> Option<usize> {
-        Some((if slice == 0 { g } else { self.second + g }) as usize)
+        Some((self.start(slice) + g) as usize)
     }
 
     fn locate(&self, n: usize) -> (usize, u64) {
@@ -165,26 +165,21 @@ impl Numbering for Whole {
     }
 }
 
-impl Numbering for Part {
-    #[inline]
-    fn number(&self, slice: usize, g: u64) -> Option<usize> {
-        Part::number(self, slice, g)
-    }
-
-    fn locate(&self, n: usize) -> (usize, u64) {
-        Part::locate(self, n)
-    }
-}
-
 /// A part of a slice pair: its positions and their numbers `0..size()`, region by region.
 #[derive(Debug)]
 pub struct Part {
-    /// `None` for the whole pair, numbered as its slices one after the other.
-    bands: Option<Bands>,
-    regions: Vec<Region>,
-    /// For the whole pair: where each slice's numbers start, and the sizes.
-    starts: Vec<u64>,
+    /// The pair's slices' sizes (one slice when it is its own mirror).
     sizes: Vec<u64>,
+    /// How the part is cut from the pair; `None` for the whole pair, numbered as its slices one
+    /// after the other.
+    cut: Option<Cut>,
+}
+
+/// The bands of rows a part is cut by, and its regions.
+#[derive(Debug)]
+struct Cut {
+    bands: Bands,
+    regions: Vec<Region>,
 }
 
 /// One slice's share of a part, for iterating over it.
@@ -198,18 +193,18 @@ impl Share<'_> {
     /// The slice's place in its pair.
     #[must_use]
     pub fn slice(&self) -> usize {
-        match self.part.bands {
+        match &self.part.cut {
             None => self.region,
-            Some(_) => self.part.regions[self.region].slice,
+            Some(cut) => cut.regions[self.region].slice,
         }
     }
 
     /// Numbers in this share.
     #[must_use]
     pub fn len(&self) -> u64 {
-        match self.part.bands {
+        match &self.part.cut {
             None => self.part.sizes[self.region],
-            Some(_) => self.part.regions[self.region].size(),
+            Some(cut) => cut.regions[self.region].size(),
         }
     }
 
@@ -223,9 +218,9 @@ impl Share<'_> {
     #[inline]
     #[must_use]
     pub fn global(&self, l: u64) -> u64 {
-        match self.part.bands {
+        match &self.part.cut {
             None => l,
-            Some(_) => self.part.regions[self.region].global(l),
+            Some(cut) => cut.regions[self.region].global(l),
         }
     }
 
@@ -233,28 +228,23 @@ impl Share<'_> {
     #[inline]
     #[must_use]
     pub fn number(&self, l: u64) -> usize {
-        let start = match self.part.bands {
-            None => self.part.starts[self.region],
-            Some(_) => self.part.regions[self.region].offset,
-        };
-        (start + l) as usize
+        match &self.part.cut {
+            None => (self.part.pair_numbering().start(self.region) + l) as usize,
+            Some(cut) => (cut.regions[self.region].offset + l) as usize,
+        }
     }
 
     /// The share of the same part that holds these positions turned round (the other slice's,
     /// the sides' bands exchanged), where their successors are.
     #[must_use]
     pub fn mirror(&self) -> Share<'_> {
-        let region = match self.part.bands {
-            None => self.part.starts.len() - 1 - self.region,
-            Some(_) => {
-                let r = &self.part.regions[self.region];
-                let other = if self.part.starts.len() == 1 {
-                    0
-                } else {
-                    1 - r.slice
-                };
-                self.part
-                    .regions
+        let slices = self.part.sizes.len();
+        let region = match &self.part.cut {
+            None => slices - 1 - self.region,
+            Some(cut) => {
+                let r = &cut.regions[self.region];
+                let other = if slices == 1 { 0 } else { 1 - r.slice };
+                cut.regions
                     .iter()
                     .position(|m| m.slice == other && m.bands == (r.bands.1, r.bands.0))
                     .expect("a part holds its positions turned round")
@@ -267,24 +257,25 @@ impl Share<'_> {
     }
 }
 
+impl Whole {
+    /// Where the numbers of slice `slice` start.
+    #[inline(always)]
+    fn start(self, slice: usize) -> u64 {
+        if slice == 0 {
+            0
+        } else {
+            self.second
+        }
+    }
+}
+
 impl Part {
     /// The whole pair of `layouts` (one slice when it is its own mirror).
     #[must_use]
     pub fn whole(layouts: &[Layout]) -> Part {
-        let sizes: Vec<u64> = layouts.iter().map(Layout::size).collect();
-        let starts = sizes
-            .iter()
-            .scan(0, |at, &n| {
-                let s = *at;
-                *at += n;
-                Some(s)
-            })
-            .collect();
         Part {
-            bands: None,
-            regions: Vec::new(),
-            starts,
-            sizes,
+            sizes: layouts.iter().map(Layout::size).collect(),
+            cut: None,
         }
     }
 
@@ -336,10 +327,8 @@ impl Part {
                 continue;
             }
             parts.push(Part {
-                bands: Some(bands),
-                regions,
-                starts: vec![0; layouts.len()],
-                sizes: Vec::new(),
+                sizes: layouts.iter().map(Layout::size).collect(),
+                cut: Some(Cut { bands, regions }),
             });
         }
         parts
@@ -348,85 +337,81 @@ impl Part {
     /// Numbers in the part.
     #[must_use]
     pub fn size(&self) -> u64 {
-        match self.bands {
+        match &self.cut {
             None => self.sizes.iter().sum(),
-            Some(_) => self.regions.iter().map(Region::size).sum(),
+            Some(cut) => cut.regions.iter().map(Region::size).sum(),
         }
     }
 
     /// Whether the part is the whole pair.
     #[must_use]
     pub fn is_whole(&self) -> bool {
-        self.bands.is_none()
+        self.cut.is_none()
+    }
+
+    /// The numbering of the whole pair.
+    fn pair_numbering(&self) -> Whole {
+        Whole {
+            second: self.sizes[0],
+        }
     }
 
     /// The whole pair's numbering, if the part is the whole pair.
     #[must_use]
     pub fn whole_numbering(&self) -> Option<Whole> {
-        self.bands.is_none().then(|| Whole {
-            second: self.starts.get(1).copied().unwrap_or(u64::MAX),
-        })
+        self.cut.is_none().then(|| self.pair_numbering())
     }
 
     /// Each slice's share of the part.
     pub fn shares(&self) -> impl Iterator<Item = Share<'_>> {
-        let n = match self.bands {
+        let n = match &self.cut {
             None => self.sizes.len(),
-            Some(_) => self.regions.len(),
+            Some(cut) => cut.regions.len(),
         };
         (0..n).map(move |region| Share { part: self, region })
-    }
-
-    /// The part's number of index `g` of slice `slice`, or `None` if that position is in
-    /// another part.
-    #[inline(always)]
-    #[must_use]
-    pub fn number(&self, slice: usize, g: u64) -> Option<usize> {
-        if self.bands.is_none() {
-            return Some((self.starts[slice] + g) as usize);
-        }
-        self.regions
-            .iter()
-            .filter(|r| r.slice == slice)
-            .find_map(|r| r.local(g).map(|l| (r.offset + l) as usize))
-    }
-
-    /// The slice and slice index of the part's number `n`.
-    #[must_use]
-    pub fn locate(&self, n: usize) -> (usize, u64) {
-        let n = n as u64;
-        match self.bands {
-            None => {
-                let s = self
-                    .starts
-                    .iter()
-                    .rposition(|&start| start <= n)
-                    .unwrap_or(0);
-                (s, n - self.starts[s])
-            }
-            Some(_) => {
-                let r = self
-                    .regions
-                    .iter()
-                    .rev()
-                    .find(|r| r.offset <= n)
-                    .expect("the first region starts at 0");
-                (r.slice, r.global(n - r.offset))
-            }
-        }
     }
 
     /// Whether position `b` of slice `slice` is in the part.
     #[inline]
     #[must_use]
     pub fn contains(&self, slice: usize, b: &Board) -> bool {
-        let Some(bands) = &self.bands else {
+        let Some(cut) = &self.cut else {
             return true;
         };
-        let key = (bands.of[own_rear(b.own_men)], bands.of[opp_rear(b.opp_men)]);
-        self.regions
+        let key = (
+            cut.bands.of[own_rear(b.own_men)],
+            cut.bands.of[opp_rear(b.opp_men)],
+        );
+        cut.regions
             .iter()
             .any(|r| r.slice == slice && r.bands == key)
+    }
+}
+
+impl Numbering for Part {
+    #[inline]
+    fn number(&self, slice: usize, g: u64) -> Option<usize> {
+        let Some(cut) = &self.cut else {
+            return self.pair_numbering().number(slice, g);
+        };
+        cut.regions
+            .iter()
+            .filter(|r| r.slice == slice)
+            .find_map(|r| r.local(g).map(|l| (r.offset + l) as usize))
+    }
+
+    fn locate(&self, n: usize) -> (usize, u64) {
+        let Some(cut) = &self.cut else {
+            return self.pair_numbering().locate(n);
+        };
+        let n = n as u64;
+        let r = cut
+            .regions
+            .iter()
+            .rev()
+            .find(|r| r.offset <= n)
+            .expect("the first region starts at 0");
+        (r.slice, r.global(n - r.offset))
     }
 }
 
