@@ -268,34 +268,54 @@ fn a_build_within_a_small_memory_budget_writes_the_same_files() {
     std::fs::remove_dir_all(&copy).unwrap();
 }
 
-#[test]
-fn the_engine_with_the_tables_wins_won_endings() {
-    // Won positions sampled from the slices, played out by the engine with the tables on both
-    // sides (a few thousand nodes a move): the winner keeps the win with every move and wins the
-    // game, under the counting rules, within 100 plies.
+/// What playing out won positions showed.
+#[derive(Default, Debug)]
+struct PlayedOut {
+    games: usize,
+    longest: usize,
+    /// Games whose start had a distance to conversion in the tables.
+    with_distance: usize,
+    /// Of those, the games whose first conversion came in exactly that many plies.
+    exact: usize,
+}
+
+/// Plays out `per_slice` won positions sampled from each of `slices` by the engine with `tables`
+/// on both sides (a few thousand nodes a move). The winner keeps the win with every move, makes
+/// its first conversion (a capture or a crowning) within the tables' distance where they keep
+/// one, and wins the game under the counting rules within 150 plies.
+fn play_out_won_endings(
+    tables: &Tables,
+    dir: &std::path::Path,
+    slices: &[&str],
+    per_slice: usize,
+) -> PlayedOut {
     let mut engine = Engine::new(1, 16);
-    let probe = SearchTables::new(Tables::open(&tables().0).unwrap());
+    let probe = SearchTables::new(Tables::open(dir).unwrap());
     engine.set_tables(Some(std::sync::Arc::new(probe)));
-    let mut games = 0;
-    let mut longest = 0;
-    for m in ["2M-1M", "1K1M-1M", "3K-1K", "2K-1K"] {
+    let mut out = PlayedOut::default();
+    for m in slices {
         let m: Material = m.parse().unwrap();
         let layout = Layout::new(m);
         let mut i = 7;
         let mut found = 0;
-        while found < 6 && i < layout.size() {
-            i += layout.size() / 97;
+        while found < per_slice && i < layout.size() {
+            i += layout.size() / (16 * per_slice as u64 + 1);
             let Some(b) = layout.decode(i) else { continue };
             let start = b.to_position();
-            if tables().1.probe(&start).map(|p| p.value.name()) != Some("win") {
+            let Some(at_start) = tables.probe(&start) else {
+                continue;
+            };
+            if at_start.value.name() != "win" {
                 continue;
             }
             found += 1;
             let winner = start.turn();
+            let material = |p: &Position| (p.all().count(), p.men().count());
             let mut game = kroon_rules::Game::new(start);
             let mut plies = 0;
+            let mut converted = None;
             while game.outcome().is_none() {
-                assert!(plies < 100, "{m} {i}: no win in 100 plies");
+                assert!(plies < 150, "{m} {i}: no win in 150 plies");
                 let req = SearchRequest {
                     game: game.clone(),
                     limits: Limits::Nodes(3_000),
@@ -303,25 +323,68 @@ fn the_engine_with_the_tables_wins_won_endings() {
                 };
                 let mv = engine.search(&req, &|_| {}).best.unwrap();
                 let mover = game.position().turn();
+                let before = material(game.position());
                 game.play(&mv).unwrap();
+                plies += 1;
+                if converted.is_none() && material(game.position()) != before {
+                    converted = Some(plies);
+                }
                 if mover == winner {
-                    let after = tables().1.probe(game.position()).map(|p| p.value.name());
+                    let after = tables.probe(game.position()).map(|p| p.value.name());
                     assert!(
                         matches!(after, Some("loss") | None),
                         "{m} {i}: the win slipped"
                     );
                 }
-                plies += 1;
             }
             assert_eq!(
                 game.outcome(),
                 Some(kroon_rules::Outcome::Win(winner)),
                 "{m} {i}"
             );
-            longest = longest.max(plies);
-            games += 1;
+            if let Some(d) = at_start.distance {
+                let c = converted.expect("a won game converts");
+                assert!(
+                    c <= usize::from(d),
+                    "{m} {i}: converted in {c} plies, the tables say {d}"
+                );
+                out.with_distance += 1;
+                out.exact += usize::from(c == usize::from(d));
+            }
+            out.longest = out.longest.max(plies);
+            out.games += 1;
         }
     }
-    println!("{games} won endings played out, the longest in {longest} plies");
-    assert!(games >= 20);
+    out
+}
+
+#[test]
+fn the_engine_with_the_tables_wins_won_endings() {
+    let (dir, tables) = tables();
+    let out = play_out_won_endings(tables, dir, &["2M-1M", "1K1M-1M", "3K-1K", "2K-1K"], 6);
+    println!("{out:?}");
+    assert!(out.games >= 20 && out.with_distance >= 20, "{out:?}");
+}
+
+/// Won positions of the slices of six or more pieces in `KROON_EGDB_CHECK_DIR` (with every slice
+/// they lead into: `scripts/egdb-check.sh`) played out as above.
+#[test]
+#[ignore = "needs slices of six pieces built beforehand (KROON_EGDB_CHECK_DIR)"]
+fn large_won_endings_are_converted() {
+    let dir = std::path::PathBuf::from(
+        std::env::var_os("KROON_EGDB_CHECK_DIR").expect("KROON_EGDB_CHECK_DIR"),
+    );
+    let tables = Tables::open(&dir).unwrap();
+    let large: Vec<String> = tables
+        .slices()
+        .iter()
+        .map(|(s, _)| s.material())
+        .filter(|m| m.pieces() >= 6)
+        .map(|m| m.to_string())
+        .collect();
+    assert!(!large.is_empty(), "no slice of six pieces in {dir:?}");
+    for m in &large {
+        let out = play_out_won_endings(&tables, &dir, &[m.as_str()], 20);
+        println!("{m}: {out:?}");
+    }
 }
