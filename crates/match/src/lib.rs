@@ -174,8 +174,8 @@ pub struct MatchOpts {
     #[arg(long, default_value_t = 20)]
     games: usize,
     /// Openings: a file of FEN lines, or PDN games (cut at --opening-plies). Default: the
-    /// variant's embedded set of balanced 2-3 move openings (international, frisian and the
-    /// 8x8 variants; the others start from the initial position).
+    /// variant's embedded set of balanced 2-3 move openings (losing draughts starts from the
+    /// initial position).
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
     /// Plies of each PDN game to use as the opening (default: all its moves).
