@@ -113,6 +113,8 @@ const EMBEDDED: &[&[u8]] = &[
     include_bytes!("../../weights/russian.kew"),
     include_bytes!("../../weights/brazilian.kew"),
     include_bytes!("../../weights/english.kew"),
+    include_bytes!("../../weights/frisian.kew"),
+    include_bytes!("../../weights/breakthrough.kew"),
 ];
 
 /// The embedded weights for `variant`, if it has some.
@@ -171,6 +173,8 @@ mod tests {
             Variant::Russian,
             Variant::Brazilian,
             Variant::English,
+            Variant::Frisian,
+            Variant::Breakthrough,
         ] {
             assert!(all.iter().any(|w| w.variant() == v), "no weights for {v}");
         }
