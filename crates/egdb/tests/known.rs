@@ -158,15 +158,13 @@ fn the_search_never_proves_otherwise() {
     assert!(proven >= 20, "{proven}");
 }
 
-/// The slices of six or more pieces in the directory `KROON_EGDB_CHECK_DIR` names (built
-/// beforehand: `scripts/egdb-check.sh`), 400 positions of each against the search alone.
-#[test]
-#[ignore = "needs slices of six pieces built beforehand (KROON_EGDB_CHECK_DIR)"]
-fn large_slices_agree_with_the_search() {
-    let dir = std::env::var_os("KROON_EGDB_CHECK_DIR").expect("KROON_EGDB_CHECK_DIR");
-    let tables = Tables::open(std::path::Path::new(&dir)).unwrap();
+/// The directory `KROON_EGDB_CHECK_DIR` names (built beforehand: `scripts/egdb-check.sh`), its
+/// tables, and their slices of six or more pieces (at least one).
+fn large_slices() -> (PathBuf, Tables, Vec<Material>) {
+    let dir =
+        PathBuf::from(std::env::var_os("KROON_EGDB_CHECK_DIR").expect("KROON_EGDB_CHECK_DIR"));
+    let tables = Tables::open(&dir).unwrap();
     assert!(tables.problems().is_empty(), "{:?}", tables.problems());
-    let engine = Engine::new(1, 16);
     let large: Vec<Material> = tables
         .slices()
         .iter()
@@ -174,6 +172,16 @@ fn large_slices_agree_with_the_search() {
         .filter(|m| m.pieces() >= 6)
         .collect();
     assert!(!large.is_empty(), "no slice of six pieces in {dir:?}");
+    (dir, tables, large)
+}
+
+/// The slices of six or more pieces in `KROON_EGDB_CHECK_DIR`, 400 positions of each against
+/// the search alone.
+#[test]
+#[ignore = "needs slices of six pieces built beforehand (KROON_EGDB_CHECK_DIR)"]
+fn large_slices_agree_with_the_search() {
+    let (_, tables, large) = large_slices();
+    let engine = Engine::new(1, 16);
     for m in large {
         let proven = agree_with_the_search(&tables, &engine, m, 400);
         println!("{m}: {proven} positions proven by the search agree with the tables");
@@ -286,15 +294,14 @@ struct PlayedOut {
 fn play_out_won_endings(
     tables: &Tables,
     dir: &std::path::Path,
-    slices: &[&str],
+    slices: &[Material],
     per_slice: usize,
 ) -> PlayedOut {
     let mut engine = Engine::new(1, 16);
     let probe = SearchTables::new(Tables::open(dir).unwrap());
     engine.set_tables(Some(std::sync::Arc::new(probe)));
     let mut out = PlayedOut::default();
-    for m in slices {
-        let m: Material = m.parse().unwrap();
+    for &m in slices {
         let layout = Layout::new(m);
         let mut i = 7;
         let mut found = 0;
@@ -361,7 +368,11 @@ fn play_out_won_endings(
 #[test]
 fn the_engine_with_the_tables_wins_won_endings() {
     let (dir, tables) = tables();
-    let out = play_out_won_endings(tables, dir, &["2M-1M", "1K1M-1M", "3K-1K", "2K-1K"], 6);
+    let slices: Vec<Material> = ["2M-1M", "1K1M-1M", "3K-1K", "2K-1K"]
+        .iter()
+        .map(|m| m.parse().unwrap())
+        .collect();
+    let out = play_out_won_endings(tables, dir, &slices, 6);
     println!("{out:?}");
     assert!(out.games >= 20 && out.with_distance >= 20, "{out:?}");
 }
@@ -371,20 +382,9 @@ fn the_engine_with_the_tables_wins_won_endings() {
 #[test]
 #[ignore = "needs slices of six pieces built beforehand (KROON_EGDB_CHECK_DIR)"]
 fn large_won_endings_are_converted() {
-    let dir = std::path::PathBuf::from(
-        std::env::var_os("KROON_EGDB_CHECK_DIR").expect("KROON_EGDB_CHECK_DIR"),
-    );
-    let tables = Tables::open(&dir).unwrap();
-    let large: Vec<String> = tables
-        .slices()
-        .iter()
-        .map(|(s, _)| s.material())
-        .filter(|m| m.pieces() >= 6)
-        .map(|m| m.to_string())
-        .collect();
-    assert!(!large.is_empty(), "no slice of six pieces in {dir:?}");
-    for m in &large {
-        let out = play_out_won_endings(&tables, &dir, &[m.as_str()], 20);
+    let (dir, tables, large) = large_slices();
+    for m in large {
+        let out = play_out_won_endings(&tables, &dir, &[m], 20);
         println!("{m}: {out:?}");
     }
 }
