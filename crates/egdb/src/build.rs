@@ -453,10 +453,10 @@ fn parts_within(layouts: &[Layout], known: u64, budget: u64) -> Result<Vec<Part>
     })
 }
 
-/// Before the pair of `layouts` is built within `budget` bytes: when the finished slices in memory and the
-/// whole pair would not fit, drops those of the pair's piece count that its moves do not lead
-/// into (the smaller ones, which the larger ones' captures lead into, stay), and reads back from
-/// `dir` the ones it leads into that were dropped before.
+/// Before the pair of `layouts` is built within `budget` bytes: when the finished slices in
+/// memory and the whole pair would not fit, drops those of the pair's piece count that its moves
+/// do not lead into (the smaller ones, which the larger ones' captures lead into, stay), and
+/// reads back from `dir` the ones it leads into that were dropped before.
 fn make_room(
     layouts: &[Layout],
     known: &mut Known,

@@ -149,6 +149,18 @@ pub struct Whole {
     second: u64,
 }
 
+impl Whole {
+    /// Where the numbers of slice `slice` start.
+    #[inline(always)]
+    fn start(self, slice: usize) -> u64 {
+        if slice == 0 {
+            0
+        } else {
+            self.second
+        }
+    }
+}
+
 impl Numbering for Whole {
     #[inline(always)]
     fn number(&self, slice: usize, g: u64) -> Option<usize> {
@@ -253,18 +265,6 @@ impl Share<'_> {
         Share {
             part: self.part,
             region,
-        }
-    }
-}
-
-impl Whole {
-    /// Where the numbers of slice `slice` start.
-    #[inline(always)]
-    fn start(self, slice: usize) -> u64 {
-        if slice == 0 {
-            0
-        } else {
-            self.second
         }
     }
 }
