@@ -75,8 +75,9 @@ const FRISIAN: &str = include_str!("../../../scripts/openings/frisian.txt");
 /// Only if an embedded file is broken, which a unit test rules out.
 pub fn default_set(variant: Variant) -> Result<Vec<Opening>> {
     let text = match variant {
-        // Killer and breakthrough men move and take as in international draughts: their own
-        // generated sets (depth 10, seed 1) have the same 120 lines as international draughts'.
+        // Killer and breakthrough men move and take as in international draughts: generated
+        // for each (120 at depth 10, seed 1), their sets have the same lines as international
+        // draughts' generated the same way.
         Variant::International | Variant::Killer | Variant::Breakthrough => DEFAULT,
         Variant::Russian => RUSSIAN,
         Variant::Brazilian => BRAZILIAN,
