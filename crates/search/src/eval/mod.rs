@@ -115,6 +115,7 @@ const EMBEDDED: &[&[u8]] = &[
     include_bytes!("../../weights/english.kew"),
     include_bytes!("../../weights/frisian.kew"),
     include_bytes!("../../weights/breakthrough.kew"),
+    include_bytes!("../../weights/killer.kew"),
 ];
 
 /// The embedded weights for `variant`, if it has some.
@@ -175,6 +176,7 @@ mod tests {
             Variant::English,
             Variant::Frisian,
             Variant::Breakthrough,
+            Variant::Killer,
         ] {
             assert!(all.iter().any(|w| w.variant() == v), "no weights for {v}");
         }
