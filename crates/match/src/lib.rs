@@ -174,8 +174,7 @@ pub struct MatchOpts {
     #[arg(long, default_value_t = 20)]
     games: usize,
     /// Openings: a file of FEN lines, or PDN games (cut at --opening-plies). Default: the
-    /// variant's embedded set of balanced 2-3 move openings (losing draughts starts from the
-    /// initial position).
+    /// variant's embedded set of balanced 2-3 move openings.
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
     /// Plies of each PDN game to use as the opening (default: all its moves).
