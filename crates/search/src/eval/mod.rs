@@ -156,7 +156,7 @@ mod tests {
             assert!(all[..i].iter().all(|o| o.variant() != w.variant()));
             // Sane values: the start is level, a man up is an edge, a man down a deficit (the
             // other way round in losing draughts, where giving men away is the aim, and whose
-            // weights were fitted with K 701 rather than about 200: its scores run wider).
+            // weights were fitted with K near 700 rather than 200: its scores run wider).
             let v = w.variant();
             let (edge, level) = if v == Variant::Losing {
                 (-1, 90)
