@@ -181,16 +181,7 @@ mod tests {
             assert!(edge * w.evaluate(&up) > 50, "{v}: {}", w.evaluate(&up));
             assert!(edge * w.evaluate(&up.with_turn(kroon_rules::Colour::Black)) < -50);
         }
-        for v in [
-            Variant::International,
-            Variant::Russian,
-            Variant::Brazilian,
-            Variant::English,
-            Variant::Frisian,
-            Variant::Breakthrough,
-            Variant::Killer,
-            Variant::Losing,
-        ] {
+        for v in Variant::ALL {
             assert!(all.iter().any(|w| w.variant() == v), "no weights for {v}");
         }
     }
