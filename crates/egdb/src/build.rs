@@ -33,6 +33,8 @@ const INVALID: u8 = 255;
 const OPEN: u8 = 0;
 /// Positions per work item of the parallel passes.
 const CHUNK: usize = 1 << 14;
+/// Positions whose own capture bits and codes the verification reads in one go.
+const VERIFY_BATCH: usize = 32;
 
 /// How to build.
 #[derive(Clone, Debug)]
@@ -1348,29 +1350,43 @@ impl Pair<'_> {
                         codes: &self.codes[p],
                         indices: Vec::new(),
                     };
-                    for l in range {
-                        let Some(turned) = mirrors.decode(mirror.global(l as u64)) else {
-                            continue;
-                        };
-                        let b = turned.swapped();
-                        let i = encoder.encode(&b) as usize;
-                        if has(captures, i) {
-                            continue;
+                    // Positions in the mirror's order lie far apart in their own slice, so
+                    // their capture bits and codes are read a batch at a time, in one tight
+                    // loop, for the reads (mostly outside the caches) to overlap.
+                    let mut batch: Vec<(Board, usize)> = Vec::with_capacity(VERIFY_BATCH);
+                    let mut known = [(false, 0u8); VERIFY_BATCH];
+                    let mut l = range.start;
+                    while l < range.end {
+                        batch.clear();
+                        while l < range.end && batch.len() < VERIFY_BATCH {
+                            if let Some(turned) = mirrors.decode(mirror.global(l as u64)) {
+                                let b = turned.swapped();
+                                batch.push((b, encoder.encode(&b) as usize));
+                            }
+                            l += 1;
                         }
-                        let Start::Settled(v) = examine(
-                            &b,
-                            false,
-                            self.lookup,
-                            &mut list,
-                            Some(&mut inside),
-                            &mut (),
-                        )?
-                        else {
-                            unreachable!("a position with its successors known is settled");
-                        };
-                        if Value::from_code(codes[i].load(Ordering::Relaxed)) != Some(v) {
-                            wrong.0 += 1;
-                            wrong.1 = wrong.1.min(i as u64);
+                        for (k, &(_, i)) in batch.iter().enumerate() {
+                            known[k] = (has(captures, i), codes[i].load(Ordering::Relaxed));
+                        }
+                        for (&(b, i), &(capture, code)) in batch.iter().zip(&known) {
+                            if capture {
+                                continue;
+                            }
+                            let Start::Settled(v) = examine(
+                                &b,
+                                false,
+                                self.lookup,
+                                &mut list,
+                                Some(&mut inside),
+                                &mut (),
+                            )?
+                            else {
+                                unreachable!("a position with its successors known is settled");
+                            };
+                            if Value::from_code(code) != Some(v) {
+                                wrong.0 += 1;
+                                wrong.1 = wrong.1.min(i as u64);
+                            }
                         }
                     }
                     Ok(wrong)

@@ -528,6 +528,11 @@ pub struct Encoder {
     base: u64,
     /// The fields free of men.
     free: u64,
+    /// The side to move's kings of the last position and their digit, in place: the
+    /// successors of a position by its own moves share their side to move's kings (the other
+    /// side's of the position).
+    own_kings: u64,
+    own_digit: u64,
 }
 
 impl Encoder {
@@ -540,6 +545,8 @@ impl Encoder {
             opp_men: u64::MAX,
             base: 0,
             free: 0,
+            own_kings: u64::MAX,
+            own_digit: 0,
         }
     }
 
@@ -554,10 +561,13 @@ impl Encoder {
             self.base =
                 (rank(b.own_men >> 5) * l.opp_men + rank(b.opp_men)) * l.own_kings * l.opp_kings;
             self.free = ALL & !(b.own_men | b.opp_men);
+            self.own_kings = u64::MAX;
         }
-        self.base
-            + ranked(b.own_kings, self.free) * l.opp_kings
-            + ranked(b.opp_kings, self.free & !b.own_kings)
+        if b.own_kings != self.own_kings {
+            self.own_kings = b.own_kings;
+            self.own_digit = ranked(b.own_kings, self.free) * l.opp_kings;
+        }
+        self.base + self.own_digit + ranked(b.opp_kings, self.free & !b.own_kings)
     }
 }
 
