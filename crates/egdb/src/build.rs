@@ -33,6 +33,8 @@ const INVALID: u8 = 255;
 const OPEN: u8 = 0;
 /// Positions per work item of the parallel passes.
 const CHUNK: usize = 1 << 14;
+/// Positions whose lookups the first pass makes in one go.
+const START_BATCH: usize = 16;
 /// Positions whose own capture bits and codes the verification reads in one go.
 const VERIFY_BATCH: usize = 32;
 
@@ -519,7 +521,7 @@ fn restore_captures(
                 if !has_capture(&b) {
                     continue;
                 }
-                if let Start::Settled(v) = examine(&b, true, known, &mut list, None, &mut ())? {
+                if let Start::Settled(v) = examine(&b, true, known, &mut list, None)? {
                     out.push((i, v.code().ok_or(BuildError::TooLong(m))?));
                 }
             }
@@ -612,6 +614,19 @@ impl Known {
         }
     }
 
+    /// Where the value of a position outside the pair is to be read.
+    #[inline(always)]
+    fn locate(&self, b: &Board) -> Result<Read<'_>, BuildError> {
+        let m = b.material();
+        if m.own_men + m.own_kings == 0 {
+            return Ok(Read::Value(Value::Loss(0)));
+        }
+        let (layout, codes) = slot(m)
+            .and_then(|k| self.tables[k].as_ref())
+            .ok_or(BuildError::Missing(m))?;
+        Ok(Read::Known(codes, layout.encode(b) as usize, m))
+    }
+
     /// The value of a position outside the pair, for its side to move.
     #[inline(always)]
     fn value(&self, b: &Board) -> Result<Value, BuildError> {
@@ -670,56 +685,151 @@ struct Inside<'a> {
     indices: Vec<usize>,
 }
 
-/// The successors of a position that lie in finished parts of its pair, while a part is
-/// settled: their values, to be taken at their distances as if they were un-moved there.
-struct Outside<'a> {
-    part: &'a Part,
-    /// The successors' slice in the pair, its encoder and codes.
-    slice: usize,
-    encoder: Encoder,
-    codes: &'a [AtomicU8],
-    /// (distance, bucket of the successor, whether it is won) of each one with a distance.
-    found: Vec<(u16, u8, bool)>,
+/// A lookup the first pass needs, made for a whole batch of positions in one go.
+enum Read<'a> {
+    /// A conversion into a finished slice: its codes and the successor's number there.
+    Known(&'a [u8], usize, Material),
+    /// A conversion whose value needs no lookup (the side to move has no pieces left).
+    Value(Value),
+    /// A move into a finished part of the pair: the successor's number and bucket.
+    Outside(usize, u8),
 }
 
-/// What [`examine`] tells of each move inside the pair while a part is settled: nothing when
-/// the part is the whole pair (`()`), the successors in finished parts ([`Outside`]) otherwise.
-trait Quiet {
-    fn see(&mut self, child: &Board);
+/// A position of the first pass waiting for its lookups.
+struct Pending {
+    index: u64,
+    number: usize,
+    bucket: u8,
+    moves: u32,
+    /// Moves that are no conversion (inside the pair).
+    open: u8,
+    /// Its lookups: `reads[reads_from..reads_to]`.
+    reads_from: usize,
+    reads_to: usize,
 }
 
-impl Quiet for () {
-    #[inline(always)]
-    fn see(&mut self, _: &Board) {}
+/// The first pass's positions of one batch, their lookups and the codes read for them.
+#[derive(Default)]
+struct Batch<'a> {
+    positions: Vec<Pending>,
+    reads: Vec<Read<'a>>,
+    codes: Vec<u8>,
 }
 
-impl Quiet for Outside<'_> {
-    #[inline]
-    fn see(&mut self, child: &Board) {
-        if self.part.contains(self.slice, child) {
-            return;
+impl<'a> Batch<'a> {
+    fn clear(&mut self) {
+        self.positions.clear();
+        self.reads.clear();
+        self.codes.clear();
+    }
+
+    /// Takes the moves of position `b` (number `index` of its slice, `number` in the part) and
+    /// the lookups they need. `outside` is, when the part is not the whole pair, the part, the
+    /// successors' slice in the pair and its encoder: moves into finished parts are looked up.
+    #[allow(clippy::too_many_arguments)]
+    fn gather(
+        &mut self,
+        b: &Board,
+        index: u64,
+        number: usize,
+        capture: bool,
+        lookup: &'a Known,
+        list: &mut MoveList,
+        mut outside: Option<(&Part, usize, &mut Encoder)>,
+    ) -> Result<(), BuildError> {
+        let reads_from = self.reads.len();
+        let (mut moves, mut open) = (0u32, 0u8);
+        let mut failure = None;
+        moves_of(b, capture, list, |child, conversion| {
+            moves += 1;
+            if conversion {
+                match lookup.locate(&child) {
+                    Ok(read) => self.reads.push(read),
+                    Err(e) => failure = Some(e),
+                }
+                return;
+            }
+            open += 1;
+            if let Some((part, slice, encoder)) = outside.as_mut() {
+                if !part.contains(*slice, &child) {
+                    let i = encoder.encode(&child) as usize;
+                    self.reads.push(Read::Outside(i, bucket(&child) as u8));
+                }
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
         }
-        let i = self.encoder.encode(child) as usize;
-        let code = self.codes[i].load(Ordering::Relaxed);
-        debug_assert_ne!(code, INVALID, "a move leads into a part not built yet");
-        match Value::from_code(code) {
-            Some(Value::Win(d)) => self.found.push((d, bucket(child) as u8, true)),
-            Some(Value::Loss(d)) => self.found.push((d, bucket(child) as u8, false)),
-            _ => {}
+        self.positions.push(Pending {
+            index,
+            number,
+            bucket: bucket(b) as u8,
+            moves,
+            open,
+            reads_from,
+            reads_to: self.reads.len(),
+        });
+        Ok(())
+    }
+
+    /// Reads every code the batch's lookups need, in one tight loop.
+    fn read(&mut self, outside: &[AtomicU8]) {
+        self.codes.extend(self.reads.iter().map(|r| match *r {
+            Read::Known(codes, i, _) => codes.get(i).copied().unwrap_or(INVALID),
+            Read::Value(_) => 0,
+            Read::Outside(i, _) => outside[i].load(Ordering::Relaxed),
+        }));
+    }
+
+    /// What position `k` of the batch knows alone (as [`examine`] without `inside` says), with
+    /// its successors in finished parts that have a distance in `found`: (distance, bucket,
+    /// whether it is won).
+    fn settle(&self, k: usize, found: &mut Vec<(u16, u8, bool)>) -> Result<Start, BuildError> {
+        let q = &self.positions[k];
+        found.clear();
+        let mut best: Option<Value> = None;
+        let mut draw_out = false;
+        for (read, &code) in self.reads[q.reads_from..q.reads_to]
+            .iter()
+            .zip(&self.codes[q.reads_from..q.reads_to])
+        {
+            let after = match *read {
+                Read::Known(_, _, m) => Value::from_code(code).ok_or(BuildError::Missing(m))?,
+                Read::Value(v) => v,
+                Read::Outside(_, bucket) => {
+                    debug_assert_ne!(code, INVALID, "a move leads into a part not built yet");
+                    match Value::from_code(code) {
+                        Some(Value::Win(d)) => found.push((d, bucket, true)),
+                        Some(Value::Loss(d)) => found.push((d, bucket, false)),
+                        _ => {}
+                    }
+                    continue;
+                }
+            };
+            let v = converted(after);
+            draw_out |= v == Value::Draw;
+            best = Some(best.map_or(v, |b| better(b, v)));
         }
+        Ok(if q.moves == 0 {
+            Start::Settled(Value::Loss(0))
+        } else {
+            match best {
+                Some(v @ Value::Win(1)) => Start::Settled(v),
+                _ if q.open == 0 => Start::Settled(best.unwrap_or(Value::Loss(1))),
+                _ => Start::Open(q.open + u8::from(draw_out)),
+            }
+        })
     }
 }
 
 /// What position `b` knows alone, or (with `inside`) its exact value from its successors;
-/// `capture` says whether it has a capture pending ([`has_capture`]). `outside` hears of the
-/// successors in finished parts of the pair (they count as open moves all the same).
+/// `capture` says whether it has a capture pending ([`has_capture`]).
 fn examine(
     b: &Board,
     capture: bool,
     lookup: &Known,
     list: &mut MoveList,
     mut inside: Option<&mut Inside>,
-    outside: &mut impl Quiet,
 ) -> Result<Start, BuildError> {
     let mut best: Option<Value> = None;
     let mut open = 0u8;
@@ -747,7 +857,6 @@ fn examine(
             inside.indices.push(inside.encoder.encode(&child) as usize);
             return;
         } else {
-            outside.see(&child);
             open += 1;
             return;
         };
@@ -1110,45 +1219,57 @@ impl Pair<'_> {
                     let mut capturing = Vec::new();
                     let mut outside_seen = Vec::new();
                     let mut decoder = Decoder::new(*layout);
-                    let mut outside = (!part.is_whole()).then(|| Outside {
-                        part,
-                        slice: p,
-                        encoder: Encoder::new(self.layouts[p]),
-                        codes: &self.codes[p],
-                        found: Vec::new(),
-                    });
-                    for l in range {
-                        let i = share.global(l as u64);
-                        let Some(b) = decoder.decode(i) else {
-                            continue;
-                        };
-                        let capture = has_capture(&b);
-                        if capture {
-                            capturing.push(i as u32);
-                        }
-                        let start = match outside.as_mut() {
-                            None => examine(&b, capture, self.lookup, &mut list, None, &mut ())?,
-                            Some(o) => {
-                                o.found.clear();
-                                examine(&b, capture, self.lookup, &mut list, None, o)?
-                            }
-                        };
-                        match start {
-                            Start::Settled(v) => {
-                                let c = v.code().ok_or(BuildError::TooLong(self.materials[s]))?;
-                                codes[i as usize].store(c, Ordering::Relaxed);
-                                if let Some(d) = v.distance() {
-                                    settled.push((d, bucket(&b) as u8, i as u32));
+                    let mut encoder = (!part.is_whole()).then(|| Encoder::new(self.layouts[p]));
+                    let mut batch = Batch::default();
+                    let mut found = Vec::new();
+                    let mut l = range.start;
+                    while l < range.end {
+                        // A batch of positions' moves first, with the codes they need looked
+                        // up in one go afterwards, so that those reads (conversions into
+                        // finished slices, moves into finished parts: mostly cache misses)
+                        // overlap instead of waiting one by one.
+                        batch.clear();
+                        while l < range.end && batch.positions.len() < START_BATCH {
+                            let i = share.global(l as u64);
+                            if let Some(b) = decoder.decode(i) {
+                                let capture = has_capture(&b);
+                                if capture {
+                                    capturing.push(i as u32);
                                 }
+                                let outside = encoder.as_mut().map(|e| (part, p, e));
+                                batch.gather(&b, i, l, capture, self.lookup, &mut list, outside)?;
                             }
-                            Start::Open(k) => {
-                                codes[i as usize].store(OPEN, Ordering::Relaxed);
-                                let n = share.number(l as u64);
-                                counts[n].store(k, Ordering::Relaxed);
-                                for &(d, k, won) in outside.iter().flat_map(|o| &o.found) {
+                            l += 1;
+                        }
+                        batch.read(&self.codes[p]);
+                        for k in 0..batch.positions.len() {
+                            let (i, l, bucket) = {
+                                let q = &batch.positions[k];
+                                (q.index, q.number, q.bucket)
+                            };
+                            match batch.settle(k, &mut found)? {
+                                Start::Settled(v) => {
+                                    let c =
+                                        v.code().ok_or(BuildError::TooLong(self.materials[s]))?;
+                                    codes[i as usize].store(c, Ordering::Relaxed);
+                                    if let Some(d) = v.distance() {
+                                        settled.push((d, bucket, i as u32));
+                                    }
+                                }
+                                Start::Open(k) => {
+                                    codes[i as usize].store(OPEN, Ordering::Relaxed);
+                                    let n = share.number(l as u64);
+                                    counts[n].store(k, Ordering::Relaxed);
                                     let n = u32::try_from(n)
                                         .map_err(|_| BuildError::TooLarge(self.materials[s]))?;
-                                    outside_seen.push((d, k, (s as u8) << 1 | u8::from(won), n));
+                                    for &(d, k, won) in &found {
+                                        outside_seen.push((
+                                            d,
+                                            k,
+                                            (s as u8) << 1 | u8::from(won),
+                                            n,
+                                        ));
+                                    }
                                 }
                             }
                         }
@@ -1372,14 +1493,8 @@ impl Pair<'_> {
                             if capture {
                                 continue;
                             }
-                            let Start::Settled(v) = examine(
-                                &b,
-                                false,
-                                self.lookup,
-                                &mut list,
-                                Some(&mut inside),
-                                &mut (),
-                            )?
+                            let Start::Settled(v) =
+                                examine(&b, false, self.lookup, &mut list, Some(&mut inside))?
                             else {
                                 unreachable!("a position with its successors known is settled");
                             };
