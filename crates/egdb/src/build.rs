@@ -514,15 +514,29 @@ fn restore_captures(
             let mut list = MoveList::new();
             let mut out = Vec::new();
             let mut decoder = Decoder::new(layout);
-            for i in range {
-                let Some(b) = decoder.decode(i as u64) else {
-                    continue;
-                };
-                if !has_capture(&b) {
-                    continue;
+            // Every move of a capture position is a conversion into another slice: a batch of
+            // positions' lookups is made in one go, as in the first pass of a build.
+            let mut batch = Batch::default();
+            let mut found = Vec::new();
+            let mut i = range.start;
+            while i < range.end {
+                batch.clear();
+                while i < range.end && batch.positions.len() < START_BATCH {
+                    if let Some(b) = decoder.decode(i as u64) {
+                        if has_capture(&b) {
+                            batch.gather(&b, i as u64, i, true, known, &mut list, None)?;
+                        }
+                    }
+                    i += 1;
                 }
-                if let Start::Settled(v) = examine(&b, true, known, &mut list, None)? {
-                    out.push((i, v.code().ok_or(BuildError::TooLong(m))?));
+                batch.read(&[]);
+                for k in 0..batch.positions.len() {
+                    if let Start::Settled(v) = batch.settle(k, &mut found)? {
+                        out.push((
+                            batch.positions[k].number,
+                            v.code().ok_or(BuildError::TooLong(m))?,
+                        ));
+                    }
                 }
             }
             Ok(out)
