@@ -644,18 +644,14 @@ impl Known {
     /// The value of a position outside the pair, for its side to move.
     #[inline(always)]
     fn value(&self, b: &Board) -> Result<Value, BuildError> {
-        let m = b.material();
-        if m.own_men + m.own_kings == 0 {
-            return Ok(Value::Loss(0));
+        match self.locate(b)? {
+            Read::Known(codes, i, m) => codes
+                .get(i)
+                .and_then(|&c| Value::from_code(c))
+                .ok_or(BuildError::Missing(m)),
+            Read::Value(v) => Ok(v),
+            Read::Outside(..) => unreachable!("a position outside the pair is no move inside it"),
         }
-        let (layout, codes) = slot(m)
-            .and_then(|k| self.tables[k].as_ref())
-            .ok_or(BuildError::Missing(m))?;
-        let i = layout.encode(b) as usize;
-        codes
-            .get(i)
-            .and_then(|&c| Value::from_code(c))
-            .ok_or(BuildError::Missing(m))
     }
 }
 
@@ -709,14 +705,51 @@ enum Read<'a> {
     Outside(usize, u8),
 }
 
+/// What a position's moves have shown: how many there are, the best of its conversions (and
+/// of its moves inside the pair once they are known), whether a conversion draws, and the moves
+/// inside the pair not yet known.
+#[derive(Copy, Clone, Default)]
+struct Successors {
+    moves: u32,
+    open: u8,
+    best: Option<Value>,
+    draw_out: bool,
+}
+
+impl Successors {
+    /// A conversion into a position of value `after`.
+    fn conversion(&mut self, after: Value) {
+        let v = converted(after);
+        self.draw_out |= v == Value::Draw;
+        self.take(v);
+    }
+
+    /// A successor worth `v` to the side to move.
+    fn take(&mut self, v: Value) {
+        self.best = Some(self.best.map_or(v, |b| better(b, v)));
+    }
+
+    /// What the position knows; `exact` when every move inside the pair has been taken.
+    fn start(&self, exact: bool) -> Start {
+        if self.moves == 0 {
+            return Start::Settled(Value::Loss(0));
+        }
+        match self.best {
+            Some(v @ Value::Win(1)) => Start::Settled(v),
+            _ if exact => Start::Settled(self.best.unwrap_or(Value::Loss(0))),
+            _ if self.open == 0 => Start::Settled(self.best.unwrap_or(Value::Loss(1))),
+            _ => Start::Open(self.open + u8::from(self.draw_out)),
+        }
+    }
+}
+
 /// A position of the first pass waiting for its lookups.
 struct Pending {
     index: u64,
     number: usize,
     bucket: u8,
-    moves: u32,
-    /// Moves that are no conversion (inside the pair).
-    open: u8,
+    /// Its moves, the conversions not yet taken.
+    successors: Successors,
     /// Its lookups: `reads[reads_from..reads_to]`.
     reads_from: usize,
     reads_to: usize,
@@ -752,10 +785,10 @@ impl<'a> Batch<'a> {
         mut outside: Option<(&Part, usize, &mut Encoder)>,
     ) -> Result<(), BuildError> {
         let reads_from = self.reads.len();
-        let (mut moves, mut open) = (0u32, 0u8);
+        let mut successors = Successors::default();
         let mut failure = None;
         moves_of(b, capture, list, |child, conversion| {
-            moves += 1;
+            successors.moves += 1;
             if conversion {
                 match lookup.locate(&child) {
                     Ok(read) => self.reads.push(read),
@@ -763,7 +796,7 @@ impl<'a> Batch<'a> {
                 }
                 return;
             }
-            open += 1;
+            successors.open += 1;
             if let Some((part, slice, encoder)) = outside.as_mut() {
                 if !part.contains(*slice, &child) {
                     let i = encoder.encode(&child) as usize;
@@ -778,8 +811,7 @@ impl<'a> Batch<'a> {
             index,
             number,
             bucket: bucket(b) as u8,
-            moves,
-            open,
+            successors,
             reads_from,
             reads_to: self.reads.len(),
         });
@@ -801,8 +833,7 @@ impl<'a> Batch<'a> {
     fn settle(&self, k: usize, found: &mut Vec<(u16, u8, bool)>) -> Result<Start, BuildError> {
         let q = &self.positions[k];
         found.clear();
-        let mut best: Option<Value> = None;
-        let mut draw_out = false;
+        let mut successors = q.successors;
         for (read, &code) in self.reads[q.reads_from..q.reads_to]
             .iter()
             .zip(&self.codes[q.reads_from..q.reads_to])
@@ -820,19 +851,9 @@ impl<'a> Batch<'a> {
                     continue;
                 }
             };
-            let v = converted(after);
-            draw_out |= v == Value::Draw;
-            best = Some(best.map_or(v, |b| better(b, v)));
+            successors.conversion(after);
         }
-        Ok(if q.moves == 0 {
-            Start::Settled(Value::Loss(0))
-        } else {
-            match best {
-                Some(v @ Value::Win(1)) => Start::Settled(v),
-                _ if q.open == 0 => Start::Settled(best.unwrap_or(Value::Loss(1))),
-                _ => Start::Open(q.open + u8::from(draw_out)),
-            }
-        })
+        Ok(successors.start(false))
     }
 }
 
@@ -845,42 +866,26 @@ fn examine(
     list: &mut MoveList,
     mut inside: Option<&mut Inside>,
 ) -> Result<Start, BuildError> {
-    let mut best: Option<Value> = None;
-    let mut open = 0u8;
-    let mut moves = 0u32;
-    let mut draw_out = false;
+    let mut successors = Successors::default();
     let mut failure = None;
     if let Some(inside) = inside.as_mut() {
         inside.indices.clear();
     }
     moves_of(b, capture, list, |child, conversion| {
-        moves += 1;
-        let v = if conversion {
+        successors.moves += 1;
+        if conversion {
             match lookup.value(&child) {
-                Ok(after) => {
-                    let v = converted(after);
-                    draw_out |= v == Value::Draw;
-                    v
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    return;
-                }
+                Ok(after) => successors.conversion(after),
+                Err(e) => failure = Some(e),
             }
         } else if let Some(inside) = inside.as_mut() {
             inside.indices.push(inside.encoder.encode(&child) as usize);
-            return;
         } else {
-            open += 1;
-            return;
-        };
-        best = Some(best.map_or(v, |b| better(b, v)));
+            successors.open += 1;
+        }
     });
     if let Some(e) = failure {
         return Err(e);
-    }
-    if moves == 0 {
-        return Ok(Start::Settled(Value::Loss(0)));
     }
     if let Some(inside) = inside.as_ref() {
         // The successor best for the side to move: the highest of `order` over their codes.
@@ -890,17 +895,10 @@ fn examine(
             .map(|&i| inside.codes[i].load(Ordering::Relaxed))
             .max_by_key(|&c| ORDER[usize::from(c)]);
         if let Some(c) = best_inside {
-            let v = Value::from_code(c).unwrap_or(Value::Draw).before();
-            best = Some(best.map_or(v, |b| better(b, v)));
+            successors.take(Value::from_code(c).unwrap_or(Value::Draw).before());
         }
     }
-    let start = match best {
-        Some(v @ Value::Win(1)) => Start::Settled(v),
-        _ if inside.is_some() => Start::Settled(best.unwrap_or(Value::Loss(0))),
-        _ if open == 0 => Start::Settled(best.unwrap_or(Value::Loss(1))),
-        _ => Start::Open(open + u8::from(draw_out)),
-    };
-    Ok(start)
+    Ok(successors.start(inside.is_some()))
 }
 
 /// For each code of a successor, how good a move into it is for the side that makes it: higher
