@@ -47,8 +47,9 @@ pub struct Options {
     /// conversion in their files; the others keep win, draw or loss only, which takes far less
     /// room (their wins convert with the help of the search and the smaller slices' distances).
     pub distances: u32,
-    /// Bytes the build may hold (`None`: no limit). Over it, finished slices that the pair being
-    /// built does not lead into are dropped from memory (and read again when needed), and a pair
+    /// Bytes the build may hold (`None`: no limit). Finished slices found on disk are read only
+    /// when a pair leads into them; over the limit, those the pair being built does not lead
+    /// into are dropped from memory (and read again when needed), and a pair
     /// is built in parts ([`Part::split`]); a pair that does not fit even in its smallest parts
     /// stops the build with [`BuildError::Memory`].
     pub memory: Option<u64>,
@@ -201,9 +202,10 @@ pub enum Progress {
         /// Numbers handled since the last step report.
         done: u64,
     },
-    /// A slice was found on disk and loaded instead of built.
+    /// A slice was found on disk instead of built (loaded; with a memory budget, read only
+    /// when a pair needs it).
     Loaded(Material),
-    /// A finished slice dropped from memory for room was read back for the pair to be built.
+    /// A finished slice was read from disk for the pair to be built (with a memory budget).
     Reread(Material),
     /// A slice was built, checked and written.
     Written(SliceReport),
@@ -359,6 +361,15 @@ pub fn build(
             vec![m, m.swapped()]
         };
         done.extend(pair.iter().copied());
+        // With a budget a finished slice stays on disk until a pair needs it ([`make_room`]):
+        // all of them read at once would not fit.
+        if options.memory.is_some() && pair.iter().all(|&s| store::path(dir, s).is_file()) {
+            for &s in &pair {
+                progress(Progress::Loaded(s));
+                report.loaded.push(s);
+            }
+            continue;
+        }
         let loaded: Option<Vec<Codes>> = pair
             .iter()
             .map(|&s| store::read_codes(&store::path(dir, s), s).ok())
@@ -459,8 +470,10 @@ fn parts_within(layouts: &[Layout], known: u64, budget: u64) -> Result<Vec<Part>
 
 /// Before the pair of `layouts` is built within `budget` bytes: when the finished slices in
 /// memory and the whole pair would not fit, drops those of the pair's piece count that its moves
-/// do not lead into (the smaller ones, which the larger ones' captures lead into, stay), and
-/// reads back from `dir` the ones it leads into that were dropped before.
+/// do not lead into (the smaller ones, which the larger ones' captures lead into, are kept while
+/// there is room); reads from `dir` the ones it leads into that are not in memory, after those
+/// their captures lead into (to restore their capture positions); and, when the whole pair
+/// still would not fit, drops every slice it does not lead into.
 fn make_room(
     layouts: &[Layout],
     known: &mut Known,
@@ -474,13 +487,25 @@ fn make_room(
         .flat_map(|l| successors(l.material()))
         .collect();
     let pieces = layouts[0].material().pieces();
-    if bytes_needed(layouts, &[Part::whole(layouts)], known.bytes()) > budget {
+    let fits =
+        |known: &Known| bytes_needed(layouts, &[Part::whole(layouts)], known.bytes()) <= budget;
+    if !fits(known) {
         known.retain(|m| m.pieces() < pieces || needed.contains(&m));
     }
-    for &m in &needed {
-        if known.contains(m) {
+    // What is to be read, with the slices its captures lead into (fewer pieces, read first).
+    let mut todo: BTreeSet<(u32, Material)> = BTreeSet::new();
+    let mut stack: Vec<Material> = needed.iter().copied().collect();
+    while let Some(m) = stack.pop() {
+        if known.contains(m) || !todo.insert((m.pieces(), m)) {
             continue;
         }
+        stack.extend(
+            successors(m)
+                .into_iter()
+                .filter(|s| s.pieces() < m.pieces()),
+        );
+    }
+    for (_, m) in todo {
         let path = store::path(dir, m);
         let mut codes = store::read_codes(&path, m).map_err(|e| BuildError::Io {
             path,
@@ -489,6 +514,9 @@ fn make_room(
         restore_captures(m, &mut codes, known, threads, progress)?;
         known.insert(m, codes);
         progress(Progress::Reread(m));
+    }
+    if !fits(known) {
+        known.retain(|m| needed.contains(&m));
     }
     Ok(())
 }
@@ -504,8 +532,9 @@ fn restore_captures(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(), BuildError> {
     let layout = Layout::new(m);
-    let settled = parallel(
-        codes.len(),
+    let len = codes.len();
+    parallel_each(
+        len,
         CHUNK,
         threads,
         Stage::Start,
@@ -541,13 +570,12 @@ fn restore_captures(
             }
             Ok(out)
         },
-    )?;
-    for (_, part) in settled {
-        for (i, c) in part {
-            codes[i] = c;
-        }
-    }
-    Ok(())
+        |_, settled| {
+            for (i, c) in settled {
+                codes[i] = c;
+            }
+        },
+    )
 }
 
 fn tally(material: Material, codes: &[u8], bytes: u64, time: Duration) -> SliceReport {
@@ -1064,7 +1092,7 @@ fn king_reach(f: usize, dir: usize, occupied: u64) -> u64 {
 }
 
 /// Runs `work` on chunks of `chunk` items of `0..len` on `threads` threads, reporting each chunk
-/// as a step.
+/// as a step; the results, by the chunk's start.
 fn parallel<T: Send>(
     len: usize,
     chunk: usize,
@@ -1073,8 +1101,27 @@ fn parallel<T: Send>(
     progress: &(dyn Fn(Progress) + Sync),
     work: &(dyn Fn(std::ops::Range<usize>) -> Result<T, BuildError> + Sync),
 ) -> Result<Vec<(usize, T)>, BuildError> {
+    let mut out = Vec::new();
+    parallel_each(len, chunk, threads, stage, progress, work, |start, t| {
+        out.push((start, t));
+    })?;
+    out.sort_by_key(|(start, _)| *start);
+    Ok(out)
+}
+
+/// As [`parallel`], but each chunk's result goes to `take` (with the chunk's start) as soon as
+/// it is done, in no fixed order: the results of a pass never all wait in memory at once.
+fn parallel_each<T: Send>(
+    len: usize,
+    chunk: usize,
+    threads: usize,
+    stage: Stage,
+    progress: &(dyn Fn(Progress) + Sync),
+    work: &(dyn Fn(std::ops::Range<usize>) -> Result<T, BuildError> + Sync),
+    take: impl FnMut(usize, T) + Send,
+) -> Result<(), BuildError> {
     let next = AtomicU64::new(0);
-    let results = Mutex::new(Vec::new());
+    let take = Mutex::new(take);
     let failure = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..threads {
@@ -1086,10 +1133,7 @@ fn parallel<T: Send>(
                 let range = start..(start + chunk).min(len);
                 let n = range.len() as u64;
                 match work(range) {
-                    Ok(t) => results
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((start, t)),
+                    Ok(t) => (take.lock().unwrap_or_else(|e| e.into_inner()))(start, t),
                     Err(e) => {
                         *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         next.store(len as u64, Ordering::Relaxed);
@@ -1100,12 +1144,10 @@ fn parallel<T: Send>(
             });
         }
     });
-    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
+    match failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    let mut out = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    out.sort_by_key(|(start, _)| *start);
-    Ok(out)
 }
 
 /// Buckets the positions settled at one distance fall into, for the un-moving.
@@ -1218,7 +1260,8 @@ impl Pair<'_> {
             let s = share.slice();
             let (layout, codes, counts) = (&self.layouts[s], &self.codes[s], &counts);
             let p = self.other(s);
-            let chunks = parallel(
+            let captures = &mut captures[s];
+            parallel_each(
                 share.len() as usize,
                 CHUNK,
                 self.threads,
@@ -1288,22 +1331,22 @@ impl Pair<'_> {
                     }
                     Ok((settled, capturing, outside_seen))
                 },
-            )?;
-            for (_, (settled, capturing, outside_seen)) in chunks {
-                for i in capturing {
-                    captures[s][(i / 64) as usize] |= 1 << (i % 64);
-                }
-                for (d, k, i) in settled {
-                    levels[usize::from(d)][usize::from(k)].push((s as u8, i));
-                }
-                for (d, k, kind, n) in outside_seen {
-                    let d = usize::from(d);
-                    if seen.len() <= d {
-                        seen.resize_with(d + 1, new_level);
+                |_, (settled, capturing, outside_seen)| {
+                    for i in capturing {
+                        captures[(i / 64) as usize] |= 1 << (i % 64);
                     }
-                    seen[d][usize::from(k)].push((kind, n));
-                }
-            }
+                    for (d, k, i) in settled {
+                        levels[usize::from(d)][usize::from(k)].push((s as u8, i));
+                    }
+                    for (d, k, kind, n) in outside_seen {
+                        let d = usize::from(d);
+                        if seen.len() <= d {
+                            seen.resize_with(d + 1, new_level);
+                        }
+                        seen[d][usize::from(k)].push((kind, n));
+                    }
+                },
+            )?;
         }
         match part.whole_numbering() {
             Some(whole) => self.unmove(&whole, &counts, levels, seen)?,
@@ -1366,7 +1409,7 @@ impl Pair<'_> {
                     }
                 }
             };
-            let found = parallel(
+            parallel_each(
                 BUCKETS,
                 1,
                 self.threads,
@@ -1437,18 +1480,18 @@ impl Pair<'_> {
                     }
                     too_long.map_or(Ok(settled), Err)
                 },
+                |_, found| {
+                    for (k, list) in found.into_iter().enumerate() {
+                        if list.is_empty() {
+                            continue;
+                        }
+                        if levels.len() <= next {
+                            levels.resize_with(next + 1, new_level);
+                        }
+                        levels[next][k].extend(list);
+                    }
+                },
             )?;
-            for (_, part) in found {
-                for (k, list) in part.into_iter().enumerate() {
-                    if list.is_empty() {
-                        continue;
-                    }
-                    if levels.len() <= next {
-                        levels.resize_with(next + 1, new_level);
-                    }
-                    levels[next][k].extend(list);
-                }
-            }
             d += 1;
         }
         Ok(())

@@ -332,6 +332,12 @@ impl Slice {
                 if got > want || code == 255 || (!self.distances && code > 2) {
                     return Err(StoreError::Damaged("bad run"));
                 }
+                if out.capacity() - out.len() < n as usize {
+                    // Past the first reservation the runs have shown that the numbers are
+                    // there: the rest at once, for a large slice not to hold up to twice its
+                    // size while the vector doubles.
+                    out.reserve_exact((self.numbers - out.len() as u64) as usize);
+                }
                 out.extend(std::iter::repeat_n(code, n as usize));
             }
             if got != want {

@@ -373,7 +373,7 @@ fn build_tables(plan: &Plan, dir: &Path, options: &build::Options) -> Result<()>
             Stage::Start | Stage::Verify => bar.inc(done),
             Stage::Distance(d) => bar.set_message(format!("{} distance {d}", current.lock())),
         },
-        Progress::Reread(m) => note(&bar, format!("{m}: read back into memory")),
+        Progress::Reread(m) => note(&bar, format!("{m}: read into memory")),
         Progress::Loaded(m) => {
             bar.inc(2 * kroon_egdb::index::Layout::new(m).size());
             note(&bar, format!("{m}: found, kept"));
