@@ -193,6 +193,32 @@ const fn binomials() -> [[u64; 51]; 51] {
     t
 }
 
+/// C(p, i) for the ranks of at most 7 pieces of a kind, by `[i][p]`: 2 KB, with rows for the
+/// few `i` that occur side by side, so that a build's arrays do not push it out of the caches.
+static RANKS: [[u32; 64]; 8] = ranks();
+
+const fn ranks() -> [[u32; 64]; 8] {
+    let b = binomials();
+    let mut t = [[0u32; 64]; 8];
+    let mut i = 0;
+    while i < 8 {
+        let mut p = 0;
+        while p <= 50 {
+            t[i][p] = b[p][i] as u32;
+            p += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+/// C(p, i) for `i` below 8 and `p` below 64 (0 past 50).
+#[inline(always)]
+fn rank_term(p: u32, i: usize) -> u64 {
+    debug_assert!(i < 8 && p <= 50);
+    u64::from(RANKS[i & 7][(p & 63) as usize])
+}
+
 /// C(n, k).
 #[inline]
 #[must_use]
@@ -210,7 +236,7 @@ fn rank(mut set: u64) -> u64 {
     let mut r = 0;
     let mut i = 1;
     while set != 0 {
-        r += BINOMIAL[set.trailing_zeros() as usize][i];
+        r += rank_term(set.trailing_zeros(), i);
         set &= set - 1;
         i += 1;
     }
@@ -578,7 +604,7 @@ fn ranked(mut sub: u64, free: u64) -> u64 {
     let mut i = 1;
     while sub != 0 {
         let low = sub & sub.wrapping_neg();
-        r += BINOMIAL[(free & (low - 1)).count_ones() as usize][i];
+        r += rank_term((free & (low - 1)).count_ones(), i);
         sub &= sub - 1;
         i += 1;
     }
