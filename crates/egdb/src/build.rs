@@ -533,7 +533,7 @@ fn restore_captures(
 ) -> Result<(), BuildError> {
     let layout = Layout::new(m);
     let len = codes.len();
-    parallel_each(
+    parallel(
         len,
         CHUNK,
         threads,
@@ -570,7 +570,7 @@ fn restore_captures(
             }
             Ok(out)
         },
-        |_, settled| {
+        |settled| {
             for (i, c) in settled {
                 codes[i] = c;
             }
@@ -1092,7 +1092,8 @@ fn king_reach(f: usize, dir: usize, occupied: u64) -> u64 {
 }
 
 /// Runs `work` on chunks of `chunk` items of `0..len` on `threads` threads, reporting each chunk
-/// as a step; the results, by the chunk's start.
+/// as a step. Each chunk's result goes to `take` as soon as it is done, in no fixed order: the
+/// results of a pass never all wait in memory at once.
 fn parallel<T: Send>(
     len: usize,
     chunk: usize,
@@ -1100,25 +1101,7 @@ fn parallel<T: Send>(
     stage: Stage,
     progress: &(dyn Fn(Progress) + Sync),
     work: &(dyn Fn(std::ops::Range<usize>) -> Result<T, BuildError> + Sync),
-) -> Result<Vec<(usize, T)>, BuildError> {
-    let mut out = Vec::new();
-    parallel_each(len, chunk, threads, stage, progress, work, |start, t| {
-        out.push((start, t));
-    })?;
-    out.sort_by_key(|(start, _)| *start);
-    Ok(out)
-}
-
-/// As [`parallel`], but each chunk's result goes to `take` (with the chunk's start) as soon as
-/// it is done, in no fixed order: the results of a pass never all wait in memory at once.
-fn parallel_each<T: Send>(
-    len: usize,
-    chunk: usize,
-    threads: usize,
-    stage: Stage,
-    progress: &(dyn Fn(Progress) + Sync),
-    work: &(dyn Fn(std::ops::Range<usize>) -> Result<T, BuildError> + Sync),
-    take: impl FnMut(usize, T) + Send,
+    take: impl FnMut(T) + Send,
 ) -> Result<(), BuildError> {
     let next = AtomicU64::new(0);
     let take = Mutex::new(take);
@@ -1133,7 +1116,7 @@ fn parallel_each<T: Send>(
                 let range = start..(start + chunk).min(len);
                 let n = range.len() as u64;
                 match work(range) {
-                    Ok(t) => (take.lock().unwrap_or_else(|e| e.into_inner()))(start, t),
+                    Ok(t) => (take.lock().unwrap_or_else(|e| e.into_inner()))(t),
                     Err(e) => {
                         *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         next.store(len as u64, Ordering::Relaxed);
@@ -1261,7 +1244,7 @@ impl Pair<'_> {
             let (layout, codes, counts) = (&self.layouts[s], &self.codes[s], &counts);
             let p = self.other(s);
             let captures = &mut captures[s];
-            parallel_each(
+            parallel(
                 share.len() as usize,
                 CHUNK,
                 self.threads,
@@ -1331,7 +1314,7 @@ impl Pair<'_> {
                     }
                     Ok((settled, capturing, outside_seen))
                 },
-                |_, (settled, capturing, outside_seen)| {
+                |(settled, capturing, outside_seen)| {
                     for i in capturing {
                         captures[(i / 64) as usize] |= 1 << (i % 64);
                     }
@@ -1409,7 +1392,7 @@ impl Pair<'_> {
                     }
                 }
             };
-            parallel_each(
+            parallel(
                 BUCKETS,
                 1,
                 self.threads,
@@ -1480,7 +1463,7 @@ impl Pair<'_> {
                     }
                     too_long.map_or(Ok(settled), Err)
                 },
-                |_, found| {
+                |found| {
                     for (k, list) in found.into_iter().enumerate() {
                         if list.is_empty() {
                             continue;
@@ -1510,7 +1493,9 @@ impl Pair<'_> {
             let mirror = share.mirror();
             let p = mirror.slice();
             let (captures, codes) = (&captures[s], &self.codes[s]);
-            let bad = parallel(
+            // Positions that disagree, and the first of them.
+            let (mut wrong, mut first) = (0u64, u64::MAX);
+            parallel(
                 mirror.len() as usize,
                 CHUNK,
                 self.threads,
@@ -1518,7 +1503,7 @@ impl Pair<'_> {
                 self.progress,
                 &|range| {
                     let mut list = MoveList::new();
-                    let mut wrong = (0u64, u64::MAX);
+                    let mut bad = (0u64, u64::MAX);
                     let mut mirrors = Decoder::new(self.layouts[p]);
                     let mut encoder = Encoder::new(self.layouts[s]);
                     let mut inside = Inside {
@@ -1554,17 +1539,19 @@ impl Pair<'_> {
                                 unreachable!("a position with its successors known is settled");
                             };
                             if Value::from_code(code) != Some(v) {
-                                wrong.0 += 1;
-                                wrong.1 = wrong.1.min(i as u64);
+                                bad.0 += 1;
+                                bad.1 = bad.1.min(i as u64);
                             }
                         }
                     }
-                    Ok(wrong)
+                    Ok(bad)
+                },
+                |(n, at)| {
+                    wrong += n;
+                    first = first.min(at);
                 },
             )?;
-            let wrong: u64 = bad.iter().map(|(_, w)| w.0).sum();
             if wrong > 0 {
-                let first = bad.iter().map(|(_, w)| w.1).min().unwrap_or(0);
                 return Err(BuildError::Inconsistent {
                     material: self.materials[s],
                     wrong,
