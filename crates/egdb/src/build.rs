@@ -163,7 +163,7 @@ impl Plan {
             })
             .max()
             .unwrap_or(0);
-        self.size() + 11 * pair
+        self.size() + 7 * pair
     }
 }
 
@@ -426,15 +426,14 @@ pub fn build(
 }
 
 /// Bytes a part needs for each of its numbers while it is built, beyond the pair's codes: its
-/// move counts and the lists of positions settled at each distance (8 bytes a position, which
-/// can hold nearly all of them at once: the 4K1M-1K pair, 858 M numbers almost all won, peaked
-/// at 10.5 GB built whole).
-pub const PART_BYTES_PER_NUMBER: u64 = 12;
+/// move counts and the lists of positions settled at each distance (4 bytes a position, which
+/// can hold nearly all of them at once: the 4K1M-1K pair, 858 M numbers almost all settled,
+/// peaked at 4.9 GB built whole with the 17 slices it needs).
+pub const PART_BYTES_PER_NUMBER: u64 = 8;
 
-/// Bytes more per number of a part when the pair is cut: the moves into finished parts, 8 bytes
-/// each (the 4K1M-1K pair in 9 parts, its man's moves all leaving the part, peaked 0.8 GB above
-/// the part's lists).
-pub const SEEN_BYTES_PER_NUMBER: u64 = 8;
+/// Bytes more per number of a part when the pair is cut: the moves into finished parts, 4 bytes
+/// each (the 4K1M-1K pair in 9 parts, its man's moves all leaving the part).
+pub const SEEN_BYTES_PER_NUMBER: u64 = 4;
 
 /// Bytes that building `parts` of the pair of `layouts` needs at the most, beside `known` bytes
 /// of finished slices: the pair's codes and capture bits, and the largest part's lists.
@@ -1136,12 +1135,54 @@ fn parallel<T: Send>(
 /// Buckets the positions settled at one distance fall into, for the un-moving.
 const BUCKETS: usize = 64;
 
-/// The positions settled at one distance, by bucket: (slice of the pair, index).
-type Level = Vec<Vec<(u8, u32)>>;
+/// Positions settled at one distance, by bucket and lane: for the positions of the pair the
+/// lane is their slice and the entry their index; for the successors in finished parts, the lane
+/// says whether the successor is won and the entry is the predecessor's number in the part. An
+/// entry is 4 bytes: these lists can hold nearly every position of a part at once.
+struct Level {
+    lists: Vec<Vec<u32>>,
+}
 
-/// An empty [`Level`].
-fn new_level() -> Level {
-    vec![Vec::new(); BUCKETS]
+/// Lanes of a [`Level`].
+const LANES: usize = 2;
+
+impl Default for Level {
+    fn default() -> Level {
+        Level::new()
+    }
+}
+
+impl Level {
+    fn new() -> Level {
+        Level {
+            lists: vec![Vec::new(); LANES * BUCKETS],
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, lane: usize, bucket: usize, entry: u32) {
+        self.lists[lane * BUCKETS + bucket].push(entry);
+    }
+
+    /// The entries of `lane` in `bucket`.
+    fn list(&self, lane: usize, bucket: usize) -> &[u32] {
+        &self.lists[lane * BUCKETS + bucket]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lists.iter().all(Vec::is_empty)
+    }
+
+    /// Moves `other`'s entries into this level.
+    fn append(&mut self, other: Level) {
+        for (mine, theirs) in self.lists.iter_mut().zip(other.lists) {
+            if mine.is_empty() {
+                *mine = theirs;
+            } else {
+                mine.extend(theirs);
+            }
+        }
+    }
 }
 
 /// The bucket of a settled position: a mix of the side to move's pieces, which are the other
@@ -1217,8 +1258,8 @@ struct Pair<'a> {
 }
 
 /// The successors in finished parts that positions of a part were seen to have, by their
-/// distance and bucket: (slice of the position << 1 | whether the successor is won, the
-/// position's number in the part).
+/// distance and bucket, in the lane of whether the successor is won: the position's number in
+/// the part.
 type Seen = Vec<Level>;
 
 impl Pair<'_> {
@@ -1237,7 +1278,7 @@ impl Pair<'_> {
         // The moves of an open position still to refute, by its number in the part.
         let counts = atomics(part.size() as usize, 0);
         // Settled positions by distance and bucket: (side, index).
-        let mut levels: Vec<Level> = vec![new_level(), new_level()];
+        let mut levels: Vec<Level> = vec![Level::new(), Level::new()];
         let mut seen: Seen = Vec::new();
         for share in part.shares() {
             let s = share.slice();
@@ -1301,12 +1342,7 @@ impl Pair<'_> {
                                     let n = u32::try_from(n)
                                         .map_err(|_| BuildError::TooLarge(self.materials[s]))?;
                                     for &(d, k, won) in &found {
-                                        outside_seen.push((
-                                            d,
-                                            k,
-                                            (s as u8) << 1 | u8::from(won),
-                                            n,
-                                        ));
+                                        outside_seen.push((d, k, won, n));
                                     }
                                 }
                             }
@@ -1319,14 +1355,14 @@ impl Pair<'_> {
                         captures[(i / 64) as usize] |= 1 << (i % 64);
                     }
                     for (d, k, i) in settled {
-                        levels[usize::from(d)][usize::from(k)].push((s as u8, i));
+                        levels[usize::from(d)].push(s, usize::from(k), i);
                     }
-                    for (d, k, kind, n) in outside_seen {
+                    for (d, k, won, n) in outside_seen {
                         let d = usize::from(d);
                         if seen.len() <= d {
-                            seen.resize_with(d + 1, new_level);
+                            seen.resize_with(d + 1, Level::new);
                         }
-                        seen[d][usize::from(k)].push((kind, n));
+                        seen[d].push(usize::from(won), usize::from(k), n);
                     }
                 },
             )?;
@@ -1399,7 +1435,7 @@ impl Pair<'_> {
                 Stage::Distance(d as u16),
                 self.progress,
                 &|range| {
-                    let mut settled = new_level();
+                    let mut settled = Level::new();
                     let mut too_long = None;
                     let mut decoders: Vec<Decoder> =
                         self.layouts.iter().map(|&l| Decoder::new(l)).collect();
@@ -1412,67 +1448,69 @@ impl Pair<'_> {
                     let mut sorted = Vec::new();
                     let (mut preds, mut lefts) = (Vec::new(), Vec::new());
                     for k in range {
-                        sorted.clone_from(level.get(k).unwrap_or(&Vec::new()));
-                        sorted.sort_unstable();
-                        for &(s, q) in &sorted {
-                            let s = usize::from(s);
-                            let code = self.codes[s][q as usize].load(Ordering::Relaxed);
-                            let win = matches!(Value::from_code(code), Some(Value::Win(_)));
-                            let b = decoders[s]
-                                .decode(u64::from(q))
-                                .ok_or(BuildError::Missing(self.materials[s]))?;
-                            let p = self.other(s);
-                            let encoder = &mut encoders[p];
-                            // The predecessors' numbers first, then their counts in one go, so
-                            // that the reads (mostly outside the caches) overlap; a position's
-                            // predecessors are all different, so none is written before it is
-                            // read.
-                            // (One in another part counts as settled: that part will see
-                            // this one's values.)
-                            preds.clear();
-                            unmoves(&b, |pb| {
-                                let i = encoder.encode(&pb);
-                                if let Some(n) = part.number(p, i) {
-                                    preds.push((n, i as u32, bucket(&pb) as u8));
-                                }
-                            });
-                            lefts.clear();
-                            lefts.extend(
-                                preds
-                                    .iter()
-                                    .map(|&(n, _, _)| counts[n].load(Ordering::Relaxed)),
-                            );
-                            for (&(n, i, k), &left) in preds.iter().zip(&lefts) {
-                                // A predecessor of a win loses a move; of a loss, it wins.
-                                if settle(p, i, &counts[n], left, win, &mut too_long) {
-                                    settled[usize::from(k)].push((p as u8, i));
+                        for (s, decoder) in decoders.iter_mut().enumerate() {
+                            sorted.clear();
+                            sorted.extend_from_slice(level.list(s, k));
+                            sorted.sort_unstable();
+                            for &q in &sorted {
+                                let code = self.codes[s][q as usize].load(Ordering::Relaxed);
+                                let win = matches!(Value::from_code(code), Some(Value::Win(_)));
+                                let b = decoder
+                                    .decode(u64::from(q))
+                                    .ok_or(BuildError::Missing(self.materials[s]))?;
+                                let p = self.other(s);
+                                let encoder = &mut encoders[p];
+                                // The predecessors' numbers first, then their counts in one go, so
+                                // that the reads (mostly outside the caches) overlap; a position's
+                                // predecessors are all different, so none is written before it is
+                                // read.
+                                // (One in another part counts as settled: that part will see
+                                // this one's values.)
+                                preds.clear();
+                                unmoves(&b, |pb| {
+                                    let i = encoder.encode(&pb);
+                                    if let Some(n) = part.number(p, i) {
+                                        preds.push((n, i as u32, bucket(&pb) as u8));
+                                    }
+                                });
+                                lefts.clear();
+                                lefts.extend(
+                                    preds
+                                        .iter()
+                                        .map(|&(n, _, _)| counts[n].load(Ordering::Relaxed)),
+                                );
+                                for (&(n, i, k), &left) in preds.iter().zip(&lefts) {
+                                    // A predecessor of a win loses a move; of a loss, it wins.
+                                    if settle(p, i, &counts[n], left, win, &mut too_long) {
+                                        settled.push(p, usize::from(k), i);
+                                    }
                                 }
                             }
                         }
-                        for &(kind, n) in seen_here.get(k).unwrap_or(&Vec::new()) {
-                            let (p, i) = part.locate(n as usize);
-                            let count = &counts[n as usize];
-                            let left = count.load(Ordering::Relaxed);
-                            if settle(p, i as u32, count, left, kind & 1 != 0, &mut too_long) {
-                                let b = decoders[p]
-                                    .decode(i)
-                                    .ok_or(BuildError::Missing(self.materials[p]))?;
-                                settled[bucket(&b)].push((p as u8, i as u32));
+                        for won in 0..LANES {
+                            for &n in seen_here.list(won, k) {
+                                let (p, i) = part.locate(n as usize);
+                                let count = &counts[n as usize];
+                                let left = count.load(Ordering::Relaxed);
+                                if settle(p, i as u32, count, left, won == 1, &mut too_long) {
+                                    let b = decoders[p]
+                                        .decode(i)
+                                        .ok_or(BuildError::Missing(self.materials[p]))?;
+                                    settled.push(p, bucket(&b), i as u32);
+                                }
                             }
                         }
                     }
                     too_long.map_or(Ok(settled), Err)
                 },
                 |found| {
-                    for (k, list) in found.into_iter().enumerate() {
-                        if list.is_empty() {
-                            continue;
-                        }
-                        if levels.len() <= next {
-                            levels.resize_with(next + 1, new_level);
-                        }
-                        levels[next][k].extend(list);
+                    if found.is_empty() {
+                        return;
                     }
+                    if levels.len() <= next {
+                        levels.resize_with(next + 1, Level::new);
+                    }
+                    levels[next].append(found);
                 },
             )?;
             d += 1;
