@@ -294,6 +294,13 @@ fn a_build_within_a_small_memory_budget_writes_the_same_files() {
     };
     assert!(again(2) >= 2);
     assert_eq!(again(0), 0);
+    // A damaged file is built again, budget or not.
+    let damaged = copy.join(format!("{last}.kdb"));
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    std::fs::write(&damaged, bytes).unwrap();
+    assert!(again(2) >= 2);
     for m in [last, last.swapped()] {
         let f = format!("{m}.kdb");
         assert!(std::fs::read(dir.join(&f)).unwrap() == std::fs::read(copy.join(&f)).unwrap());
