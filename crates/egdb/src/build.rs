@@ -364,8 +364,7 @@ pub fn build(
         // With a budget a finished slice stays on disk until a pair needs it ([`make_room`]):
         // all of them read at once would not fit. Its file is checked now (header, size and
         // checksum), so that a damaged one is built again, as it is without a budget.
-        let sound =
-            |s: Material| store::Slice::read(&store::path(dir, s)).is_ok_and(|f| f.material() == s);
+        let sound = |s: Material| store::read_slice(&store::path(dir, s), s).is_ok();
         if options.memory.is_some() && pair.iter().all(|&s| sound(s)) {
             for &s in &pair {
                 progress(Progress::Loaded(s));

@@ -381,8 +381,8 @@ impl Iterator for Runs<'_> {
     }
 }
 
-/// Reads a slice file back to its codes, checking that it holds slice `m`.
-pub fn read_codes(path: &Path, m: Material) -> Result<Vec<u8>, StoreError> {
+/// Reads and checks a slice file, and that it holds slice `m`.
+pub fn read_slice(path: &Path, m: Material) -> Result<Slice, StoreError> {
     let slice = Slice::read(path)?;
     if slice.material != m {
         return Err(StoreError::Material {
@@ -390,7 +390,12 @@ pub fn read_codes(path: &Path, m: Material) -> Result<Vec<u8>, StoreError> {
             found: slice.material,
         });
     }
-    slice.codes()
+    Ok(slice)
+}
+
+/// Reads a slice file back to its codes, checking that it holds slice `m`.
+pub fn read_codes(path: &Path, m: Material) -> Result<Vec<u8>, StoreError> {
+    read_slice(path, m)?.codes()
 }
 
 #[cfg(test)]
