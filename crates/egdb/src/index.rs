@@ -243,31 +243,52 @@ fn rank(mut set: u64) -> u64 {
     r
 }
 
-/// The `k`-element set of colex rank `r`.
+/// The `k`-element set of colex rank `r` (`k` below 8).
 #[inline]
 fn unrank(mut r: u64, k: u32) -> u64 {
+    debug_assert!(k < 8);
     // One element is its own rank: the common case of a lone king or man skips the search.
     if k == 1 {
         return 1 << r;
     }
     let mut set = 0;
-    let mut top = 50usize;
     for i in (1..=k as usize).rev() {
-        // The largest e below `top` with C(e, i) <= r, by bisection (C(i - 1, i) = 0 <= r).
-        let (mut lo, mut hi) = (i - 1, top);
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2;
-            if BINOMIAL[mid][i] <= r {
-                lo = mid;
+        // The largest e with C(e, i) <= r, by a bisection of fixed steps over the 64 entries
+        // of a row (C(0, i) = 0 <= r, and past 50 no entry is): with no branch to guess, the
+        // decoding of scattered numbers does not stall on one mispredicted branch a step.
+        // (It lies below the element found before: r < C(that element, i) by construction.)
+        let row = &UNRANKS[i & 7];
+        let mut e = 0usize;
+        for step in [32, 16, 8, 4, 2, 1] {
+            e += if u64::from(row[e + step]) <= r {
+                step
             } else {
-                hi = mid;
-            }
+                0
+            };
         }
-        set |= 1 << lo;
-        r -= BINOMIAL[lo][i];
-        top = lo;
+        set |= 1 << e;
+        r -= u64::from(row[e]);
     }
     set
+}
+
+/// C(p, i) by `[i][p]` as [`RANKS`], but larger than any rank past 50 (and at index 64, which
+/// the bisection may look at), so that each row rises all the way.
+static UNRANKS: [[u32; 65]; 8] = unranks();
+
+const fn unranks() -> [[u32; 65]; 8] {
+    let r = ranks();
+    let mut t = [[u32::MAX; 65]; 8];
+    let mut i = 0;
+    while i < 8 {
+        let mut p = 0;
+        while p <= 50 {
+            t[i][p] = r[i][p];
+            p += 1;
+        }
+        i += 1;
+    }
+    t
 }
 
 /// The set `sub` of fields inside `free`, as positions among the fields of `free`.
