@@ -27,6 +27,7 @@
 
 pub mod build;
 pub mod cache;
+mod captures;
 pub mod index;
 pub mod material;
 pub mod part;
