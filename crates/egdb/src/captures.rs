@@ -10,7 +10,7 @@
 //! compulsory; a man crowns only if the capture ends on the far row.
 
 use crate::build::{fields, king_reach, nearest, JUMPS, RAYS};
-use crate::index::{Board, ALL};
+use crate::index::Board;
 
 /// A capture found so far: where the piece ends and what it took.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -89,7 +89,7 @@ fn collect(b: &Board, longest: &mut Longest, mut each: impl FnMut(Board)) {
 fn man(from: usize, at: usize, taken: u64, enemy: u64, occupied: u64, longest: &mut Longest) {
     let mut further = false;
     for j in &JUMPS[at] {
-        if j.over & enemy & !taken != 0 && j.to & ALL & !occupied != 0 {
+        if j.over & enemy & !taken != 0 && j.to & !occupied != 0 {
             further = true;
             let to = j.to.trailing_zeros() as usize;
             man(from, to, taken | j.over, enemy, occupied, longest);

@@ -195,11 +195,13 @@ const fn binomials() -> [[u64; 51]; 51] {
 
 /// C(p, i) for the ranks of at most 7 pieces of a kind, by `[i][p]`: 2 KB, with rows for the
 /// few `i` that occur side by side, so that a build's arrays do not push it out of the caches.
+/// Past 50 an entry is larger than any rank, so that each row rises all the way for
+/// [`unrank`]'s bisection.
 static RANKS: [[u32; 64]; 8] = ranks();
 
 const fn ranks() -> [[u32; 64]; 8] {
     let b = binomials();
-    let mut t = [[0u32; 64]; 8];
+    let mut t = [[u32::MAX; 64]; 8];
     let mut i = 0;
     while i < 8 {
         let mut p = 0;
@@ -212,7 +214,7 @@ const fn ranks() -> [[u32; 64]; 8] {
     t
 }
 
-/// C(p, i) for `i` below 8 and `p` below 64 (0 past 50).
+/// C(p, i) for `i` below 8 and `p` at most 50.
 #[inline(always)]
 fn rank_term(p: u32, i: usize) -> u64 {
     debug_assert!(i < 8 && p <= 50);
@@ -257,7 +259,7 @@ fn unrank(mut r: u64, k: u32) -> u64 {
         // of a row (C(0, i) = 0 <= r, and past 50 no entry is): with no branch to guess, the
         // decoding of scattered numbers does not stall on one mispredicted branch a step.
         // (It lies below the element found before: r < C(that element, i) by construction.)
-        let row = &UNRANKS[i & 7];
+        let row = &RANKS[i & 7];
         let mut e = 0usize;
         for step in [32, 16, 8, 4, 2, 1] {
             e += if u64::from(row[e + step]) <= r {
@@ -270,25 +272,6 @@ fn unrank(mut r: u64, k: u32) -> u64 {
         r -= u64::from(row[e]);
     }
     set
-}
-
-/// C(p, i) by `[i][p]` as [`RANKS`], but larger than any rank past 50 (and at index 64, which
-/// the bisection may look at), so that each row rises all the way.
-static UNRANKS: [[u32; 65]; 8] = unranks();
-
-const fn unranks() -> [[u32; 65]; 8] {
-    let r = ranks();
-    let mut t = [[u32::MAX; 65]; 8];
-    let mut i = 0;
-    while i < 8 {
-        let mut p = 0;
-        while p <= 50 {
-            t[i][p] = r[i][p];
-            p += 1;
-        }
-        i += 1;
-    }
-    t
 }
 
 /// The set `sub` of fields inside `free`, as positions among the fields of `free`.
